@@ -1,0 +1,3 @@
+from waslint.cli import main
+
+main()

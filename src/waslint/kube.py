@@ -1,0 +1,342 @@
+"""Kubernetes objects as the rules see them, and the walks every rule shares.
+
+`KObject` is one object (a document, or one item of a `List`), with its identity resolved once.
+`pod_templates()` finds the pod template(s) of any workload kind waslint knows, so no rule repeats
+that walk. The typed getters never raise on wrong types: a string where a map is expected reads as
+absent, and WAS002 (schema) is the rule that reports the type error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from waslint.loader import Document, SourceFile
+from waslint.model import ObjectId, Path
+
+SCHEDULING = "scheduling.k8s.io"
+WAS_KINDS = frozenset({"Workload", "PodGroup", "CompositePodGroup"})
+IGNORE_ANNOTATION = "waslint.io/ignore"
+
+
+def as_map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def as_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def dig(value: Any, *path: str | int) -> Any:
+    """value[p0][p1]... or None when any step is missing or of the wrong type."""
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(value, list) or not -len(value) <= step < len(value):
+                return None
+        elif not isinstance(value, dict):
+            return None
+        elif step not in value:
+            return None
+        value = value[step]
+    return value
+
+
+def split_api_version(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+@dataclass(eq=False)
+class KObject:
+    doc: Document
+    base_path: Path
+    data: dict[str, Any]
+    api_version: str
+    group: str
+    version: str
+    kind: str
+    name: str | None
+    namespace: str
+    explicit_namespace: bool
+
+    @property
+    def file(self) -> SourceFile:
+        return self.doc.file
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return as_map(self.data.get("metadata"))
+
+    @property
+    def annotations(self) -> dict[str, Any]:
+        return as_map(self.metadata.get("annotations"))
+
+    @property
+    def labels(self) -> dict[str, Any]:
+        return as_map(self.metadata.get("labels"))
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return as_map(self.data.get("spec"))
+
+    @property
+    def object_id(self) -> ObjectId:
+        namespace = self.namespace if self.explicit_namespace or self.is_namespaced_guess else None
+        return ObjectId(self.api_version, self.kind, namespace, self.name)
+
+    @property
+    def is_namespaced_guess(self) -> bool:
+        return self.kind not in _CLUSTER_SCOPED
+
+    @property
+    def is_was(self) -> bool:
+        return self.group == SCHEDULING and self.kind in WAS_KINDS
+
+    def full_path(self, path: Path) -> Path:
+        return self.base_path + path
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name or '<unnamed>'}"
+
+
+_CLUSTER_SCOPED = frozenset(
+    {
+        "Namespace", "Node", "PersistentVolume", "ClusterRole", "ClusterRoleBinding",
+        "CustomResourceDefinition", "PriorityClass", "StorageClass", "ValidatingWebhookConfiguration",
+        "MutatingWebhookConfiguration", "APIService", "DeviceClass", "ResourceSlice", "Queue",
+        "Topology", "ResourceFlavor", "ClusterQueue", "IngressClass", "RuntimeClass",
+        "CSIDriver", "CSINode", "VolumeAttachment", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding", "KubeletConfiguration", "ClusterConfiguration",
+        "JoinConfiguration", "InitConfiguration", "KubeSchedulerConfiguration",
+    }
+)
+
+
+def objects_of(doc: Document, default_namespace: str) -> Iterator[KObject]:
+    """The Kubernetes objects in a document: the document itself, or each item of a List."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return
+    kind = data.get("kind")
+    items = data.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        for position, item in enumerate(items):
+            obj = make_object(doc, ("items", position), item, default_namespace)
+            if obj is not None:
+                yield obj
+        return
+    obj = make_object(doc, (), data, default_namespace)
+    if obj is not None:
+        yield obj
+
+
+def make_object(doc: Document, base: Path, data: Any, default_namespace: str) -> KObject | None:
+    if not isinstance(data, dict):
+        return None
+    api_version = data.get("apiVersion")
+    kind = data.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
+        return None
+    metadata = as_map(data.get("metadata"))
+    name = as_str(metadata.get("name")) or as_str(metadata.get("generateName"))
+    namespace = as_str(metadata.get("namespace"))
+    group, version = split_api_version(api_version)
+    return KObject(
+        doc=doc,
+        base_path=base,
+        data=data,
+        api_version=api_version,
+        group=group,
+        version=version,
+        kind=kind,
+        name=name,
+        namespace=namespace or default_namespace,
+        explicit_namespace=namespace is not None,
+    )
+
+
+# --------------------------------------------------------------------------- pod templates
+
+
+@dataclass(frozen=True)
+class PodTemplate:
+    """A pod spec inside an object: `path` is where the pod's `spec` mapping sits."""
+
+    owner: KObject
+    path: Path
+    spec: dict[str, Any]
+    metadata: dict[str, Any]
+    replicas: int | None  # pods this template stands for, when the kind says so
+    role: str  # "pod", "template", "job", "jobset:<name>", "lws:worker", ...
+
+    @property
+    def labels(self) -> dict[str, Any]:
+        return as_map(self.metadata.get("labels"))
+
+    @property
+    def annotations(self) -> dict[str, Any]:
+        return as_map(self.metadata.get("annotations"))
+
+
+_TEMPLATE_KINDS = {
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("apps", "ReplicaSet"),
+    ("", "ReplicationController"),
+    ("", "PodTemplate"),
+}
+
+
+def pod_templates(obj: KObject) -> list[PodTemplate]:
+    """Every pod template of a Pod, workload controller, Job, CronJob, JobSet, LWS or Volcano Job."""
+    key = (obj.group, obj.kind)
+    if key == ("", "Pod"):
+        return _template(obj, (), obj.data, replicas=1, role="pod")
+    if key in _TEMPLATE_KINDS:
+        template = obj.data if obj.kind == "PodTemplate" else obj.spec
+        base: Path = () if obj.kind == "PodTemplate" else ("spec",)
+        return _template(obj, (*base, "template"), as_map(template.get("template")), None, "template")
+    if key == ("batch", "Job"):
+        return _job_templates(obj, ("spec",), obj.spec)
+    if key == ("batch", "CronJob"):
+        job_spec = as_map(dig(obj.spec, "jobTemplate", "spec"))
+        return _job_templates(obj, ("spec", "jobTemplate", "spec"), job_spec)
+    if key == ("jobset.x-k8s.io", "JobSet"):
+        return _jobset_templates(obj)
+    if key == ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"):
+        return _lws_templates(obj)
+    if key == ("batch.volcano.sh", "Job"):
+        return _volcano_templates(obj)
+    return []
+
+
+def _template(obj: KObject, path: Path, template: dict[str, Any], replicas: int | None, role: str) -> list[PodTemplate]:
+    spec = template.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    return [PodTemplate(obj, (*path, "spec"), spec, as_map(template.get("metadata")), replicas, role)]
+
+
+def job_parallelism(job_spec: dict[str, Any]) -> int:
+    parallelism = as_int(job_spec.get("parallelism"))
+    return 1 if parallelism is None else parallelism
+
+
+def _job_templates(obj: KObject, path: Path, job_spec: dict[str, Any]) -> list[PodTemplate]:
+    template = as_map(job_spec.get("template"))
+    return _template(obj, (*path, "template"), template, job_parallelism(job_spec), "job")
+
+
+def _jobset_templates(obj: KObject) -> list[PodTemplate]:
+    found: list[PodTemplate] = []
+    for position, replicated in enumerate(as_list(obj.spec.get("replicatedJobs"))):
+        replicated = as_map(replicated)
+        job_spec = as_map(dig(replicated, "template", "spec"))
+        replicas = as_int(replicated.get("replicas"))
+        path: Path = ("spec", "replicatedJobs", position, "template", "spec", "template")
+        pods = job_parallelism(job_spec) * (1 if replicas is None else replicas)
+        role = f"jobset:{replicated.get('name', position)}"
+        found.extend(_template(obj, path, as_map(job_spec.get("template")), pods, role))
+    return found
+
+
+def _lws_templates(obj: KObject) -> list[PodTemplate]:
+    lws = as_map(obj.spec.get("leaderWorkerTemplate"))
+    size = as_int(lws.get("size"))
+    base: Path = ("spec", "leaderWorkerTemplate")
+    found = _template(obj, (*base, "workerTemplate"), as_map(lws.get("workerTemplate")), size, "lws:worker")
+    found += _template(obj, (*base, "leaderTemplate"), as_map(lws.get("leaderTemplate")), 1, "lws:leader")
+    return found
+
+
+def _volcano_templates(obj: KObject) -> list[PodTemplate]:
+    found: list[PodTemplate] = []
+    for position, task in enumerate(as_list(obj.spec.get("tasks"))):
+        task = as_map(task)
+        path: Path = ("spec", "tasks", position, "template")
+        found.extend(_template(obj, path, as_map(task.get("template")), as_int(task.get("replicas")), "volcano-task"))
+    return found
+
+
+def containers(spec: dict[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """(list name, index, container) for containers, initContainers and ephemeralContainers."""
+    for list_name in ("initContainers", "containers", "ephemeralContainers"):
+        for position, container in enumerate(as_list(spec.get(list_name))):
+            if isinstance(container, dict):
+                yield list_name, position, container
+
+
+# --------------------------------------------------------------------------- WAS object walks
+
+
+@dataclass(frozen=True)
+class GroupTemplate:
+    """A template in a Workload tree (flat or composite) and where it sits."""
+
+    path: Path
+    data: dict[str, Any]
+    composite: bool
+    depth: int  # 1 for the top-level lists
+    parent: GroupTemplate | None
+
+
+TEMPLATE_LISTS = (("podGroupTemplates", False), ("compositePodGroupTemplates", True), ("podGroups", False))
+
+
+def workload_templates(obj: KObject) -> list[GroupTemplate]:
+    """Every template of a Workload, depth first, including nested composite children."""
+    found: list[GroupTemplate] = []
+    _walk_templates(obj.spec, ("spec",), 1, None, found)
+    return found
+
+
+def _walk_templates(
+    holder: dict[str, Any], path: Path, depth: int, parent: GroupTemplate | None, found: list[GroupTemplate]
+) -> None:
+    if depth > 16:  # a tree this deep is reported by WAS602; stop walking it
+        return
+    for list_name, composite in TEMPLATE_LISTS:
+        for position, item in enumerate(as_list(holder.get(list_name))):
+            if not isinstance(item, dict):
+                continue
+            template = GroupTemplate((*path, list_name, position), item, composite, depth, parent)
+            found.append(template)
+            if composite:
+                _walk_templates(item, template.path, depth + 1, template, found)
+
+
+def group_policy_holders(obj: KObject) -> list[tuple[Path, dict[str, Any]]]:
+    """Mappings that carry a group's policy fields (disruptionMode, schedulingPolicy, ...):
+    Workload templates, PodGroup/CompositePodGroup spec, Job (and CronJob) spec.scheduling."""
+    if obj.group == SCHEDULING and obj.kind == "Workload":
+        return [(template.path, template.data) for template in workload_templates(obj)]
+    if obj.group == SCHEDULING and obj.kind in ("PodGroup", "CompositePodGroup"):
+        return [(("spec",), obj.spec)]
+    if obj.group == "batch" and obj.kind == "Job":
+        scheduling = obj.spec.get("scheduling")
+        return [(("spec", "scheduling"), scheduling)] if isinstance(scheduling, dict) else []
+    if obj.group == "batch" and obj.kind == "CronJob":
+        scheduling = dig(obj.spec, "jobTemplate", "spec", "scheduling")
+        if isinstance(scheduling, dict):
+            return [(("spec", "jobTemplate", "spec", "scheduling"), scheduling)]
+    return []
+
+
+POD_TEMPLATE_KINDS = frozenset(
+    {
+        ("", "Pod"), ("", "PodTemplate"), ("", "ReplicationController"), ("apps", "Deployment"),
+        ("apps", "StatefulSet"), ("apps", "DaemonSet"), ("apps", "ReplicaSet"), ("batch", "Job"),
+        ("batch", "CronJob"), ("jobset.x-k8s.io", "JobSet"), ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+        ("batch.volcano.sh", "Job"),
+    }
+)

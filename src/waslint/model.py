@@ -1,0 +1,84 @@
+"""Core value types shared by every pipeline: severities, spans, object references, findings."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from waslint.loader import Document
+
+Path = tuple[str | int, ...]
+
+
+class Severity(enum.IntEnum):
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
+
+
+class FixKind(enum.Enum):
+    NONE = "none"
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True)
+class Span:
+    """1-based line/column of the start, and exclusive 1-based end."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class ObjectId:
+    api_version: str
+    kind: str
+    namespace: str | None
+    name: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "namespace": self.namespace,
+            "name": self.name,
+        }
+
+    def __str__(self) -> str:
+        where = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {where}{self.name or '<unnamed>'}"
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    path: str
+    document: int | None
+    span: Span
+    object_id: ObjectId | None = None
+    fixable: bool = False
+    # Where in the document the finding points (for suppression and fixes); not reported.
+    field_path: Path = ()
+    doc: Document | None = field(default=None, repr=False, compare=False)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.span.line, self.span.column, self.code)

@@ -1,0 +1,43 @@
+"""The JSON report, exactly the shape of the command-line contract."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from waslint import __version__
+from waslint.model import Finding
+from waslint.report import ReportInput, counts
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "severity": finding.severity.label,
+        "message": finding.message,
+        "path": finding.path,
+        "line": finding.span.line,
+        "column": finding.span.column,
+        "end_line": finding.span.end_line,
+        "end_column": finding.span.end_column,
+        "document": finding.document,
+        "object": finding.object_id.as_json() if finding.object_id else None,
+        "fixable": finding.fixable,
+    }
+
+
+def render(report: ReportInput) -> str:
+    payload = {
+        "tool": "waslint",
+        "version": __version__,
+        "target_version": report.target_version,
+        "findings": [finding_json(finding) for finding in report.findings],
+        "summary": {
+            "files": report.files,
+            "documents": report.documents,
+            "findings": len(report.findings),
+            "by_severity": counts(report.findings),
+        },
+    }
+    return json.dumps(payload, indent=2) + "\n"

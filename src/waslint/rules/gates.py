@@ -1,0 +1,3 @@
+"""WAS7xx: feature gates."""
+
+from __future__ import annotations

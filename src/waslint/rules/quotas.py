@@ -1,0 +1,3 @@
+"""WAS5xx: limits and quotas."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""WAS4xx: references and ownership."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""WAS3xx: gang sizing."""
+
+from __future__ import annotations

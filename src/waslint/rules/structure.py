@@ -1,0 +1,3 @@
+"""WAS6xx: structure and topology."""
+
+from __future__ import annotations
