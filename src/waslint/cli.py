@@ -181,13 +181,16 @@ def lint(
     no_inline_ignores: NoInlineOption = False,
 ) -> None:
     """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
-    from waslint.engine import lint_paths
+    from waslint.engine import RunError, lint_paths
 
     settings, options, threshold = load_settings(
         config, target_version, select, ignore, namespace, fail_on, no_inline_ignores
     )
     options.extra.update(_cluster_inputs(snapshot, base, gates))
-    result, path_errors = lint_paths(paths or ["."], options, settings)
+    try:
+        result, path_errors = lint_paths(paths or ["."], options, settings)
+    except RunError as err:
+        fail(str(err))
     if path_errors:
         fail("; ".join(path_errors))
     emit_report(result, fmt, output, options.target)

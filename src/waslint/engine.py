@@ -71,9 +71,7 @@ def lint_sources(sources: list[SourceFile], options: LintOptions, config: Config
     rules = list(select_rules(options.select, options.ignore))
     index = ObjectIndex.build(sources, options.namespace)
     ctx = Context(index, sources, options.target, options.namespace, options=dict(options.extra))
-    prepare = ctx.options.get("prepare")
-    if callable(prepare):
-        prepare(ctx)
+    prepare_context(ctx)
     internal: list[str] = []
     hits = run_rules(rules, ctx, internal)
     findings = [to_finding(hit, options) for hit in hits]
@@ -84,6 +82,25 @@ def lint_sources(sources: list[SourceFile], options: LintOptions, config: Config
         findings = _apply_suppressions(findings, sources, index, rules, options)
     findings.sort(key=Finding.sort_key)
     return LintResult(findings, sources, internal, ctx)
+
+
+class RunError(Exception):
+    """The run cannot go on (an unusable --snapshot, --gates or --base): exit status 2."""
+
+
+def prepare_context(ctx: Context) -> None:
+    """Load the optional cluster inputs named by the command line into the context."""
+    snapshot_path = ctx.options.get("snapshot_path")
+    if snapshot_path:
+        from waslint.snapshot import SnapshotError, load_snapshot
+
+        try:
+            ctx.snapshot = load_snapshot(snapshot_path)
+        except SnapshotError as err:
+            raise RunError(str(err)) from None
+    base_ref = ctx.options.get("base_ref")
+    if base_ref:
+        ctx.base_ref = base_ref
 
 
 def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]:

@@ -1,0 +1,57 @@
+"""Shared test helpers: lint text or paths in-process, run the CLI in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from waslint.config import Config
+from waslint.engine import LintOptions, LintResult, lint_paths, lint_sources
+from waslint.loader import parse_bytes
+from waslint.model import Finding
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus"
+
+
+def lint_text(text: str, path: str = "test.yaml", **options: Any) -> list[Finding]:
+    """Lint one in-memory file; options are LintOptions fields (target, select, extra, ...)."""
+    source = parse_bytes(path, text.encode("utf-8"))
+    return lint_sources([source], LintOptions(**options)).findings
+
+
+def lint_texts(files: dict[str, str], **options: Any) -> LintResult:
+    sources = [parse_bytes(path, text.encode("utf-8")) for path, text in files.items()]
+    return lint_sources(sources, LintOptions(**options))
+
+
+def lint_path(*paths: str | os.PathLike[str], config: Config | None = None, **options: Any) -> LintResult:
+    result, errors = lint_paths([str(p) for p in paths], LintOptions(**options), config)
+    assert not errors, errors
+    return result
+
+
+def codes(findings: list[Finding]) -> list[str]:
+    return [finding.code for finding in findings]
+
+
+def run_cli(*args: str, stdin: str | None = None, cwd: str | os.PathLike[str] | None = None,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = dict(os.environ)
+    full_env.pop("WASLINT_DEBUG", None)
+    full_env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "waslint", *args],
+        input=stdin, capture_output=True, text=True, cwd=cwd, env=full_env, timeout=300,
+    )
+
+
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside the checkout")
