@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from waslint.kube import KObject, objects_of
+from waslint.kube import KObject, PodTemplate, as_map, as_str, objects_of, pod_templates
 from waslint.loader import SourceFile
 
 
@@ -15,6 +15,7 @@ class ObjectIndex:
         self._by_kind: dict[tuple[str, str], list[KObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str, str, str], list[KObject]] = defaultdict(list)
         self._kind_namespaces: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self._members: dict[tuple[str, str], list[PodTemplate]] | None = None
         for obj in objects:
             self.add(obj)
 
@@ -50,6 +51,27 @@ class ObjectIndex:
 
     def has_kind(self, group: str, kind: str) -> bool:
         return bool(self._by_kind.get((group, kind)))
+
+    def pod_group_members(self, namespace: str, pod_group: str) -> list[PodTemplate]:
+        """Pod templates (bare Pods included) whose spec.schedulingGroup.podGroupName names a PodGroup."""
+        return self._member_map().get((namespace, pod_group), [])
+
+    def member_templates(self) -> dict[tuple[str, str], list[PodTemplate]]:
+        """(namespace, podGroupName) -> member pod templates, for every group named in the set."""
+        return self._member_map()
+
+    def _member_map(self) -> dict[tuple[str, str], list[PodTemplate]]:
+        if self._members is None:
+            members: dict[tuple[str, str], list[PodTemplate]] = defaultdict(list)
+            for obj in self.objects:
+                if "schedulingGroup" not in obj.file.text:
+                    continue
+                for template in pod_templates(obj):
+                    group = as_str(as_map(template.spec.get("schedulingGroup")).get("podGroupName"))
+                    if group is not None:
+                        members[(obj.namespace, group)].append(template)
+            self._members = dict(members)
+        return self._members
 
     def __len__(self) -> int:
         return len(self.objects)
