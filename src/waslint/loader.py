@@ -28,7 +28,32 @@ MAX_EXPANDED_NODES = 500_000
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
 
-_Loader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """libyaml's composer with a memoised tag resolver.
+
+    The C composer calls the (pure Python) resolver for every scalar; manifests repeat the same
+    keys and values endlessly, so caching plain-scalar resolutions removes most of that cost.
+    """
+
+    _resolved: dict[str, str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode:
+            if not implicit[0]:
+                return _STR
+            tag = self._resolved.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(value) < 128 and len(self._resolved) < 100_000:
+                    self._resolved[value] = tag
+            return tag
+        if kind is yaml.MappingNode:
+            return _MAP
+        return _SEQ
+
 
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
@@ -36,6 +61,9 @@ _BOOL = "tag:yaml.org,2002:bool"
 _NULL = "tag:yaml.org,2002:null"
 _FLOAT = "tag:yaml.org,2002:float"
 _MERGE = "tag:yaml.org,2002:merge"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s*\]},'\"]", re.MULTILINE)
 _TRUE_WORDS = frozenset({"true", "yes", "on", "y"})
 _DOC_START = re.compile(r"^---(?=\s|$)", re.MULTILINE)
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
@@ -237,7 +265,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _parse_yaml(source: SourceFile) -> None:
     text = source.text
-    track_aliases = "&" in text and "*" in text
+    track_aliases = "&" in text and _ALIAS.search(text) is not None
     line_offset = 0
     index = 0
     previous_end = 0
@@ -265,9 +293,11 @@ def _parse_yaml_chunk(
     index, last line consumed).
     """
     loader = _Loader(text)
+    chunk_end_line = 0  # 0-based line in `text` where the last good document ended
     try:
         while loader.check_node():
             node = loader.get_node()
+            chunk_end_line = node.end_mark.line
             first = previous_end + 1
             end_line = line_offset + node.end_mark.line + (0 if node.end_mark.column == 0 else 1)
             last = max(end_line, line_offset + node.start_mark.line + 1)
@@ -288,7 +318,7 @@ def _parse_yaml_chunk(
         line = line_offset + (mark.line + 1 if mark else 1)
         column = mark.column + 1 if mark else 1
         source.problems.append(Problem(_yaml_message(err, source.text), line, column, index))
-        rest = _resume_point(text, (mark.line + 1) if mark else 1)
+        rest = _resume_point(text, chunk_end_line)
         if rest is None:
             return None, index + 1, previous_end
         skipped_lines, remainder = rest
@@ -308,14 +338,22 @@ def _mark_position(mark: Any | None, node: yaml.Node, line_offset: int) -> tuple
     return line_offset + chosen.line + 1, chosen.column + 1
 
 
-def _resume_point(text: str, error_line: int) -> tuple[int, str] | None:
-    """The text after the first `---` line that follows the error line, with its line number."""
+def _resume_point(text: str, from_line: int) -> tuple[int, str] | None:
+    """Where to go on after a broken document: the first `---` line below the broken document's
+    first content line (searching from `from_line`, where the last good document ended)."""
     offset = 0
-    for _ in range(error_line):
+    for _ in range(from_line):
         newline = text.find("\n", offset)
         if newline < 0:
             return None
         offset = newline + 1
+    while offset < len(text):  # skip blank lines, comments, directives and the opening marker
+        end = text.find("\n", offset)
+        end = len(text) if end < 0 else end
+        line = text[offset:end].strip()
+        offset = end + 1
+        if line and not line.startswith(("#", "%")) and not _DOC_START.match(line):
+            break
     match = _DOC_START.search(text, offset)
     if match is None:
         return None
@@ -356,14 +394,26 @@ class Converter:
         return self._plain(node, 0)
 
     def _plain(self, node: yaml.Node, depth: int) -> Any:
+        """The fast path (no aliases in the file): plain loops, string keys inline."""
+        cls = node.__class__
+        if cls is yaml.ScalarNode:
+            return node.value if node.tag == _STR else scalar_value(node)
         if depth > MAX_DEPTH:
             raise _DocumentError(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark)
-        cls = node.__class__
-        if cls is yaml.MappingNode:
-            return self._mapping(node, depth, self._plain)
         if cls is yaml.SequenceNode:
             return [self._plain(item, depth + 1) for item in node.value]
-        return scalar_value(node)
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag != _STR:
+                return self._mapping(node, depth, self._plain)  # merge keys, odd keys
+            key = key_node.value
+            if key in result:
+                raise _DocumentError(f"duplicate key {key!r} in one mapping", key_node.start_mark)
+            if value_node.__class__ is yaml.ScalarNode and value_node.tag == _STR:
+                result[key] = value_node.value
+            else:
+                result[key] = self._plain(value_node, depth + 1)
+        return result
 
     def _tracked(self, node: yaml.Node, depth: int) -> tuple[Any, int]:
         if depth > MAX_DEPTH:
