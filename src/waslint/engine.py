@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import traceback
 from collections import defaultdict
@@ -63,6 +64,8 @@ def lint_paths(
     config = config or Config()
     files, errors = discover(paths, config.exclude)
     sources = load_all(files, stdin)
+    # Everything loaded lives until the run ends: keep the collector from re-scanning it.
+    gc.freeze()
     return lint_sources(sources, options, config), errors
 
 

@@ -9,6 +9,7 @@ module; its positions are computed lazily the same way on demand.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -560,4 +561,12 @@ def _child(node: yaml.Node, step: str | int) -> tuple[yaml.Node | None, yaml.Nod
 
 
 def load_all(paths: Iterable[str], stdin: Any = None) -> list[SourceFile]:
-    return [read_source(path, stdin) for path in paths]
+    """Read every path. The cyclic garbage collector is paused meanwhile: the node trees are
+    acyclic and all kept, and re-scanning the growing heap would cost more than the parse."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [read_source(path, stdin) for path in paths]
+    finally:
+        if was_enabled:
+            gc.enable()
