@@ -427,8 +427,11 @@ class NonPreemptibleOverQuota(Rule):
         " the GPU demand of the workload's non-preemptible pods at full scale: `nvidia.com/gpu`"
         " request (or limit) per pod, plus a `gpu-fraction` share, times the replica count (Job"
         " parallelism, Deployment replicas, JobSet replicas x parallelism, LeaderWorkerSet"
-        " groups x size), and fires when it exceeds the queue's `gpu.quota` (unset counts as 0;"
-        " `-1` is unlimited). Silent when the queue or the class value is not known."
+        " groups x size), and fires when it exceeds the `gpu.quota` of the queue or of any of its"
+        " ancestor queues (KAI checks the whole chain; unset counts as 0, `-1` is unlimited)."
+        " Queues come from the set, else from `--snapshot`. Silent when the queue or the class"
+        " value is not known. The demand of one workload is compared, not the sum of every"
+        " non-preemptible workload of the queue (what else runs there is a runtime fact)."
     )
     why = (
         "KAI lets a non-preemptible workload use only in-quota resources: it cannot borrow idle"
