@@ -1,0 +1,28 @@
+"""Generated documentation stays in step with the registry; every rule is fully documented."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from waslint.registry import all_rules
+
+
+def test_readme_rule_table_and_rules_doc_are_fresh() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_rule_docs_are_complete(rule) -> None:  # type: ignore[no-untyped-def]
+    assert rule.code.startswith("WAS") and len(rule.code) == 6
+    assert rule.name and rule.name == rule.name.lower() and " " not in rule.name
+    for text in (rule.summary, rule.what, rule.why, rule.example):
+        assert text and text.strip()
+    if rule.code not in ("WAS000",):
+        assert rule.use_instead.strip()
