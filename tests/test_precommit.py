@@ -1,0 +1,43 @@
+"""The real pre-commit program runs this repository's hooks (.pre-commit-hooks.yaml)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+
+PRE_COMMIT = shutil.which("pre-commit")
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.mark.skipif(PRE_COMMIT is None or shutil.which("git") is None, reason="pre-commit or git missing")
+def test_pre_commit_hook_blocks_a_bad_manifest_and_passes_a_good_one(tmp_path: Path) -> None:
+    repo = tmp_path / "gitops"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    shutil.copy(FIXTURES / "rules" / "WAS103" / "bad.yaml", repo / "bad.yaml")
+    shutil.copy(FIXTURES / "rules" / "WAS103" / "good.yaml", repo / "good.yaml")
+    _git(repo, "add", ".")
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"))
+    env.pop("PYTHONPATH", None)
+
+    def run(*files: str) -> subprocess.CompletedProcess[str]:
+        assert PRE_COMMIT is not None
+        return subprocess.run(
+            [PRE_COMMIT, "try-repo", str(ROOT), "waslint", "--files", *files],
+            cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+        )
+
+    failing = run("bad.yaml")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "WAS103" in failing.stdout and "bad.yaml" in failing.stdout
+    passing = run("good.yaml")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
