@@ -11,7 +11,6 @@ from xml.etree import ElementTree
 
 import jsonschema
 import pytest
-
 from conftest import FIXTURES, ROOT, run_cli
 
 BAD = FIXTURES / "rules" / "WAS103" / "bad.yaml"

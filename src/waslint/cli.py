@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -27,35 +27,39 @@ FormatOption = Annotated[
     str, typer.Option("--format", help="Report format: text, json, sarif, junit or github.")
 ]
 OutputOption = Annotated[
-    Optional[str], typer.Option("--output", "-o", help="Write the report to FILE (default stdout).")
+    str | None, typer.Option("--output", "-o", help="Write the report to FILE (default stdout).")
 ]
 TargetOption = Annotated[
-    Optional[str],
-    typer.Option("--target-version", help="Kubernetes release the manifests must work on: 1.35, 1.36, 1.37."),
+    str | None,
+    typer.Option("--target-version", help="Kubernetes release the manifests must work on: 1.35, 1.36 or 1.37."),
 ]
 SelectOption = Annotated[
-    Optional[str], typer.Option("--select", help="Comma list of rule codes or prefixes to run (WAS1,WAS201).")
+    str | None, typer.Option("--select", help="Comma list of rule codes or prefixes to run (WAS1,WAS201).")
 ]
 IgnoreOption = Annotated[
-    Optional[str], typer.Option("--ignore", help="Comma list of rule codes or prefixes to skip.")
+    str | None, typer.Option("--ignore", help="Comma list of rule codes or prefixes to skip.")
 ]
 FailOnOption = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--fail-on", help="Lowest severity that makes the exit status 1: error, warning, info, never."),
 ]
 ConfigOption = Annotated[
-    Optional[str],
-    typer.Option("--config", help="Config file (default: nearest .waslint.yaml, else [tool.waslint] in pyproject.toml)."),
+    str | None,
+    typer.Option(
+        "--config", help="Config file (default: nearest .waslint.yaml, else [tool.waslint] in pyproject.toml)."
+    ),
 ]
 NamespaceOption = Annotated[
-    Optional[str], typer.Option("--namespace", help="Namespace of objects that name none (default: default).")
+    str | None, typer.Option("--namespace", help="Namespace of objects that name none (default: default).")
 ]
 NoInlineOption = Annotated[
     bool,
-    typer.Option("--no-inline-ignores", help="Strict mode: disregard waslint.io/ignore annotations and # waslint: comments."),
+    typer.Option(
+        "--no-inline-ignores", help="Strict mode: disregard waslint.io/ignore annotations and # waslint: comments."
+    ),
 ]
 PathsArgument = Annotated[
-    Optional[list[str]], typer.Argument(help="Files or folders to read ('-' for stdin). Default: '.'.")
+    list[str] | None, typer.Argument(help="Files or folders to read ('-' for stdin). Default: '.'.")
 ]
 
 
@@ -170,13 +174,13 @@ def lint(
     config: ConfigOption = None,
     namespace: NamespaceOption = None,
     snapshot: Annotated[
-        Optional[str], typer.Option("--snapshot", help="Cluster snapshot (kind: List) for rules that need cluster facts.")
+        str | None, typer.Option("--snapshot", help="Cluster snapshot (kind: List) for rules that need cluster facts.")
     ] = None,
     base: Annotated[
-        Optional[str], typer.Option("--base", help="Git revision to compare with for immutable-field changes (WAS604).")
+        str | None, typer.Option("--base", help="Git revision to compare with for immutable-field changes (WAS604).")
     ] = None,
     gates: Annotated[
-        Optional[str], typer.Option("--gates", help="Feature-gate inventory YAML: {component: {Gate: bool}}.")
+        str | None, typer.Option("--gates", help="Feature-gate inventory YAML: {component: {Gate: bool}}.")
     ] = None,
     no_inline_ignores: NoInlineOption = False,
 ) -> None:

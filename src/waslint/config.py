@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from typing import Any
@@ -113,10 +114,10 @@ def _read_raw(path: str) -> dict[str, Any]:
 
 
 def _read_toml(path: str, content: bytes) -> dict[str, Any]:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # Python 3.10
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
     try:
         document = tomllib.loads(content.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:

@@ -12,7 +12,7 @@ import yaml
 from waslint.context import release_key
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_table(name: str) -> Any:
     text = resources.files("waslint.rules").joinpath(name).read_text(encoding="utf-8")
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -39,7 +39,7 @@ class ApiVersionEntry:
         return self.removed is None or key < release_key(self.removed)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def api_lifecycle() -> tuple[ApiVersionEntry, ...]:
     rows = load_table("api-lifecycle.yaml")["apis"]
     return tuple(

@@ -101,9 +101,23 @@ def prepare_context(ctx: Context) -> None:
             ctx.snapshot = load_snapshot(snapshot_path)
         except SnapshotError as err:
             raise RunError(str(err)) from None
+    gates_path = ctx.options.get("gates_path")
+    if gates_path:
+        from waslint.gates_inventory import GatesFileError, load_gates_file
+
+        try:
+            ctx.gates, ctx.options["gates_document"] = load_gates_file(gates_path)
+        except GatesFileError as err:
+            raise RunError(str(err)) from None
     base_ref = ctx.options.get("base_ref")
     if base_ref:
+        from waslint.gitbase import GitBaseError, load_base
+
         ctx.base_ref = base_ref
+        try:
+            ctx.options["base"] = load_base(base_ref, ctx.files, ctx.namespace)
+        except GitBaseError as err:
+            raise RunError(str(err)) from None
 
 
 def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]:
@@ -211,8 +225,8 @@ def _apply_suppressions(
         return findings
     kept = []
     for finding in findings:
-        obj = _owner(finding, objects_by_doc)
-        found = suppressions.suppressing(finding, obj)
+        owner = _owner(finding, objects_by_doc)
+        found = suppressions.suppressing(finding, owner)
         if found is None:
             kept.append(finding)
         else:
@@ -226,9 +240,9 @@ def _owner(finding: Finding, objects_by_doc: dict[tuple[int, tuple[Any, ...]], K
         return None
     path = finding.field_path
     if len(path) >= 2 and path[0] == "items":
-        owner = objects_by_doc.get((id(finding.doc), tuple(path[:2])))
-        if owner is not None:
-            return owner
+        item = objects_by_doc.get((id(finding.doc), tuple(path[:2])))
+        if item is not None:
+            return item
     return objects_by_doc.get((id(finding.doc), ()))
 
 

@@ -42,9 +42,7 @@ def dig(value: Any, *path: str | int) -> Any:
         if isinstance(step, int):
             if not isinstance(value, list) or not -len(value) <= step < len(value):
                 return None
-        elif not isinstance(value, dict):
-            return None
-        elif step not in value:
+        elif not isinstance(value, dict) or step not in value:
             return None
         value = value[step]
     return value

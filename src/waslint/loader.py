@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -32,14 +32,14 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):  # type: ignore[misc]
     """libyaml's composer with a memoised tag resolver.
 
     The C composer calls the (pure Python) resolver for every scalar; manifests repeat the same
     keys and values endlessly, so caching plain-scalar resolutions removes most of that cost.
     """
 
-    _resolved: dict[str, str] = {}
+    _resolved: ClassVar[dict[str, str]] = {}
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         if kind is yaml.ScalarNode:
@@ -390,8 +390,7 @@ class Converter:
 
     def convert(self, node: yaml.Node) -> Any:
         if self.track:
-            value, size = self._tracked(node, 0)
-            return value
+            return self._tracked(node, 0)[0]
         return self._plain(node, 0)
 
     def _plain(self, node: yaml.Node, depth: int) -> Any:

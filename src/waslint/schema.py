@@ -235,10 +235,7 @@ def _issues_for(error: Any, base: JsonPath, title: str) -> Iterable[SchemaIssue]
         return
     if keyword == "enum":
         allowed = list(error.validator_value)
-        if len(allowed) == 1:
-            expected = _show(allowed[0])
-        else:
-            expected = "one of " + ", ".join(_show(v) for v in allowed)
+        expected = _show(allowed[0]) if len(allowed) == 1 else "one of " + ", ".join(_show(v) for v in allowed)
         yield SchemaIssue(path, _prefixed(path, f"expected {expected}, got {_describe(instance)}"))
         return
     text = str(error.message)

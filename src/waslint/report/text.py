@@ -49,7 +49,8 @@ def _finding_lines(finding: Finding, lines: list[str], paint: _Painter) -> list[
         end = span.end_column - 1 if span.end_line == span.line and span.end_column > span.column else start + 1
         end = min(max(end, start + 1), max(len(source), start + 1))
         result.append(paint(gutter, "2") + source)
-        result.append(" " * (len(gutter) - 2) + paint("| ", "2") + " " * start + paint("^" * (end - start), _COLORS[finding.severity]))
+        caret = paint("^" * (end - start), _COLORS[finding.severity])
+        result.append(" " * (len(gutter) - 2) + paint("| ", "2") + " " * start + caret)
     return result
 
 

@@ -6,8 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from waslint.context import Context
-from waslint.context import release_key
+from waslint.context import Context, release_key
 from waslint.data import lifecycle_entry, preferred_entry
 from waslint.kube import (
     POD_TEMPLATE_KINDS,
