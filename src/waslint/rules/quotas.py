@@ -322,10 +322,8 @@ spec:
             return
         limit = limits[resource]
         wanted, given = parse_quantity(request), parse_quantity(limit)
-        if wanted is not None and given is not None:
-            same = wanted == given
-        else:
-            same = str(request) == str(limit)
+        parsed = wanted is not None and given is not None
+        same = wanted == given if parsed else str(request) == str(limit)
         if not same:
             yield self.hit(
                 obj, (*base, "requests", resource),
@@ -431,7 +429,8 @@ class NonPreemptibleOverQuota(Rule):
         " ancestor queues (KAI checks the whole chain; unset counts as 0, `-1` is unlimited)."
         " Queues come from the set, else from `--snapshot`. Silent when the queue or the class"
         " value is not known. The demand of one workload is compared, not the sum of every"
-        " non-preemptible workload of the queue (what else runs there is a runtime fact)."
+        " non-preemptible workload of the queue (what else runs there is a runtime fact). MIG"
+        " profiles and DRA-claimed GPUs are not counted."
     )
     why = (
         "KAI lets a non-preemptible workload use only in-quota resources: it cannot borrow idle"

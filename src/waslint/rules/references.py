@@ -521,7 +521,9 @@ class CompetingGangSchedulers(Rule):
         " own PodGroup, while the native PodGroup waits for members it never sees; Kueue admits"
         " and may evict the workload on its own (waitForPodsReady) while the native gang holds"
         " half-placed pods. The result is deadlocks or partial starts that neither side reports."
-        " One layer must own admission and one scheduler must bind."
+        " One layer must own admission and one scheduler must bind. If you deliberately run an"
+        " integration where the other system reads the native objects (KAI's Workload API design,"
+        " for one), say so with `waslint.io/ignore: WAS404` on that object."
     )
     example = """\
 apiVersion: batch/v1
@@ -752,11 +754,13 @@ spec:
             "the snapshot" if classes.from_snapshot else "the set"
         )
         candidates = [*classes.values, *SYSTEM_PRIORITY_CLASSES]
+        known = sorted(classes.values)
+        shown = ", ".join(known[:8]) + (f" and {len(known) - 8} more" if len(known) > 8 else "")
         yield self.hit(
             obj, (*path, "priorityClassName"),
             f'PriorityClass "{name}" does not exist in {source}{_close(name, candidates)}: the'
             f" Priority admission plugin rejects the {_what(obj, path)}. Known classes:"
-            f" {', '.join(sorted(classes.values)[:8]) or 'only the system ones'}",
+            f" {shown or 'only the system ones'}",
         )
 
     def _workload(self, obj: KObject, ctx: Context, classes: PriorityClasses) -> Iterator[Hit]:
