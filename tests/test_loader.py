@@ -178,3 +178,14 @@ def test_wrong_types_never_crash(text: str) -> None:
     from conftest import lint_texts
 
     assert lint_texts({"a.yaml": text}).internal_errors == []
+
+
+def test_condition_name_inside_a_command_is_pointed_at_exactly() -> None:
+    text = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: w\n        image: k\n"
+        '        args: ["wait", "--for=condition=PodGroupScheduled"]\n'
+    )
+    finding = _only(lint_text(text), "WAS106")
+    line = text.splitlines()[finding.span.line - 1]
+    assert line[finding.span.column - 1 : finding.span.end_column - 1] == "PodGroupScheduled"

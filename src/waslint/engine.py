@@ -174,10 +174,25 @@ def to_finding(hit: Hit, options: LintOptions) -> Finding:
         )
     full = obj.full_path(hit.path)
     span = obj.doc.locate(full, key=hit.point_at_key)
+    if "substring" in hit.extra:
+        span = _narrow(span, obj.file.text, hit.extra["substring"])
     return Finding(
         rule.code, rule.name, severity, hit.message, obj.file.path, obj.doc.index, span,
         obj.object_id, fixable, full, obj.doc,
     )
+
+
+def _narrow(span: Span, text: str, substring: str) -> Span:
+    """Point at `substring` inside a one-line value (e.g. a condition name inside a command)."""
+    if span.line != span.end_line:
+        return span
+    lines = text.splitlines()
+    if not 0 < span.line <= len(lines):
+        return span
+    start = lines[span.line - 1].find(substring, span.column - 1)
+    if start < 0:
+        return span
+    return Span(span.line, start + 1, span.line, start + 1 + len(substring))
 
 
 def parse_findings(sources: list[SourceFile], options: LintOptions) -> list[Finding]:
