@@ -407,6 +407,24 @@ spec:
         [finding] = lint("WAS503", small + "---\n" + text)
         assert "needs 5 GPUs (4 pods x 1 GPU + 2 pods x 0.5 GPUs)" in finding.message
 
+    def test_fraction_only_points_at_the_annotation(self) -> None:
+        text = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: notebook, labels: {kai.scheduler/queue: team-a}}
+spec:
+  template:
+    metadata:
+      annotations: {gpu-fraction: "0.5"}
+    spec:
+      schedulerName: kai-scheduler
+      containers: [{name: main, image: x}]
+"""
+        empty = queue("team-a", "gpu:\n  quota: 0\n  limit: -1")
+        [finding] = lint("WAS503", empty + "---\n" + text)
+        assert finding.field_path == ("spec", "template", "metadata", "annotations", "gpu-fraction")
+        assert "needs 0.5 GPUs (1 pod x 0.5 GPUs)" in finding.message
+
     def test_queue_from_template_label_and_several_files(self) -> None:
         job = kai_job().replace("    kai.scheduler/queue: team-a\n", "")
         job = job.replace("labels: {}", "labels: {kai.scheduler/queue: team-a}")

@@ -402,6 +402,8 @@ def _first_gpu_path(template: PodTemplate) -> Path:
         for source in ("requests", "limits"):
             if GPU in as_map(resources.get(source)):
                 return (*template.path, list_name, position, "resources", source, GPU)
+    if "gpu-fraction" in template.annotations:
+        return (*template.path[:-1], "metadata", "annotations", "gpu-fraction")
     return template.path
 
 
