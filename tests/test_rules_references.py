@@ -704,3 +704,16 @@ def test_documented_examples(code: str) -> None:
 def test_general_corpus_is_clean() -> None:
     result = run_cli("lint", "--select", "WAS4,WAS5", "--format", "json", str(CORPUS / "general"))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+def test_template_placeholders_are_not_resolved() -> None:
+    """Unrendered Helm/Go templates and envsubst names cannot be looked up: no finding."""
+    group = PODGROUP.format(name="gang-{{.Index}}", ns="ml")
+    pod = POD.format(ns="ml", group='"gang-{{DivideInt .Index 2}}"')
+    assert lint("WAS401", group + "---\n" + pod) == []
+    assert lint("WAS401", group + "---\n" + POD.format(ns="ml", group="gang-${INDEX}")) == []
+    assert lint("WAS402", WORKLOAD + "---\n" + ref(template='"{{ .Values.template }}"')) == []
+    other = group.replace("minCount: 2", "minCount: 7")
+    assert lint_files("WAS403", {"a.yaml": group, "b.yaml": other}) == []
+    pc = PRIORITY_CLASS.format(name="high", value=1)
+    assert lint("WAS405", pc + "---\n" + pod_with_class('"{{ .Values.priority }}"')) == []

@@ -53,6 +53,11 @@ KAI_PRIORITY_CLASSES = {"train": 50, "build-preemptible": 75, "build": 100, "inf
 KAI_SCHEDULER = "kai-scheduler"
 
 
+def templated(name: str) -> bool:
+    """A name still holding a template placeholder (Helm/Go `{{ }}`, envsubst `${}`): unresolvable."""
+    return "{{" in name or "${" in name
+
+
 def _close(name: str, candidates: Iterable[str]) -> str:
     """', did you mean "x"?' when a candidate is close to name, else ''."""
     found = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.75)
@@ -140,7 +145,9 @@ spec:
             return
         for template in pod_templates(obj):
             group = as_str(as_map(template.spec.get("schedulingGroup")).get("podGroupName"))
-            if group is None or index.get(*PODGROUP, namespace, group) is not None:
+            if group is None or templated(group):
+                continue
+            if index.get(*PODGROUP, namespace, group) is not None:
                 continue
             present = [pg for pg in index.of_kind(*PODGROUP) if pg.namespace == namespace]
             hint = _close(group, (pg.name for pg in present if pg.name))
@@ -221,7 +228,7 @@ spec:
         if not isinstance(reference, dict):
             return
         workload_name = as_str(reference.get("workloadName"))
-        if workload_name is None:
+        if workload_name is None or templated(workload_name):
             return
         namespace = obj.namespace
         workloads = ctx.index.get_all(*WORKLOAD, namespace, workload_name)
@@ -238,7 +245,7 @@ spec:
                 )
             return
         template_name = as_str(reference.get("templateName"))
-        if template_name is None:
+        if template_name is None or templated(template_name):
             return
         kinds_by_name: dict[str, set[bool]] = defaultdict(set)
         for workload in workloads:
@@ -415,7 +422,7 @@ spec:
             groups: dict[tuple[str, str], list[KObject]] = defaultdict(list)
             for obj in ctx.index.of_kind(*kind):
                 name = as_str(obj.metadata.get("name"))  # generateName never collides
-                if name is None:
+                if name is None or templated(name):
                     continue
                 entry = lifecycle_entry(obj.group, obj.version, obj.kind)
                 if entry is None or not entry.served_in(ctx.target):
@@ -748,7 +755,7 @@ spec:
         if not classes.known:
             return
         name = as_str(holder.get("priorityClassName"))
-        if name is None or classes.exists(name, kai):
+        if name is None or templated(name) or classes.exists(name, kai):
             return
         source = "the set and the snapshot" if classes.from_set and classes.from_snapshot else (
             "the snapshot" if classes.from_snapshot else "the set"
