@@ -218,6 +218,53 @@ def _cluster_inputs(snapshot: str | None, base: str | None, gates: str | None) -
     return extra
 
 
+@app.command()
+def fix(
+    paths: PathsArgument = None,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Print a unified diff of the fixes, change nothing; exit 1 if anything would change.")
+    ] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Change nothing; exit 1 if anything would change.")
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool, typer.Option("--unsafe-fixes", help="Also apply unsafe fixes (WAS105: adds PodGroup objects).")
+    ] = False,
+    fmt: FormatOption = "text",
+    output: OutputOption = None,
+    target_version: TargetOption = None,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    fail_on: FailOnOption = None,
+    config: ConfigOption = None,
+    namespace: NamespaceOption = None,
+    no_inline_ignores: NoInlineOption = False,
+) -> None:
+    """Rewrite 1.35/1.36 WAS manifests for 1.37 in place, changing nothing else ('-': stdin to stdout)."""
+    from waslint.fix.command import FixRequest, UsageError, run
+    from waslint.fix.run import FixOptions
+
+    if target_version is not None and target_version.strip().removeprefix("v") != "1.37":
+        fail(f"--target-version: `waslint fix` rewrites manifests for Kubernetes 1.37, not {target_version!r}")
+    settings, options, threshold = load_settings(
+        config, None, select, ignore, namespace, fail_on, no_inline_ignores
+    )
+    mode = "diff" if diff else "check" if check else "fix"
+    request = FixRequest(
+        paths=list(paths or ["."]),
+        options=FixOptions(lint=options, config=settings, unsafe=unsafe_fixes),
+        mode=mode,
+        fmt=fmt,
+        output=output,
+        threshold=threshold,
+    )
+    try:
+        status = run(request)
+    except UsageError as err:
+        fail(str(err))
+    raise typer.Exit(status)
+
+
 @app.command("rules")
 def rules_command(
     fmt: Annotated[str, typer.Option("--format", help="text, json or markdown.")] = "text",

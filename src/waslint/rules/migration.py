@@ -88,7 +88,9 @@ spec:
             why = f"new in {entry.introduced}"
         advice = f"rewrite it as {preferred.api_version}"
         mapping = _mapping_note(obj)
-        fixable = ctx.target == FIX_TARGET and entry is not None
+        # `waslint fix` knows the mapping of every listed version, and that CompositePodGroup has
+        # only one version (v1alpha3) to move to.
+        fixable = ctx.target == FIX_TARGET and (entry is not None or obj.kind == "CompositePodGroup")
         if fixable:
             advice += " (`waslint fix` does it)"
         yield self.hit(

@@ -1,0 +1,204 @@
+"""`waslint fix` behind the Typer command: modes, writing, the summary and the exit status.
+
+Modes: fix in place (stdin `-`: the fixed text goes to stdout), `--check` (change nothing; exit 1
+when something would change) and `--diff` (a unified diff on stdout, change nothing; exit 1 when
+something would change). The summary goes to stdout, or to stderr when stdout carries the fixed
+text or the diff; `-o FILE` writes it to a file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from typing import IO, Any
+
+from waslint import __version__
+from waslint.fix.diff import unified_diff
+from waslint.fix.run import FileState, FixOptions, FixResult, fix_paths
+from waslint.fix.writer import write_atomic
+from waslint.model import Severity
+
+
+class UsageError(Exception):
+    """A usage error: exit status 2 (the CLI prints it)."""
+
+
+@dataclass
+class FixRequest:
+    paths: list[str]
+    options: FixOptions
+    mode: str = "fix"  # fix, check, diff
+    fmt: str = "text"
+    output: str | None = None
+    threshold: str = "error"
+
+
+def run(request: FixRequest, stdin: Any = None, stdout: Any = None, stderr: Any = None) -> int:
+    """Run one `waslint fix`; returns the exit status."""
+    out: IO[str] = stdout or sys.stdout
+    err: IO[str] = stderr or sys.stderr
+    paths = request.paths or ["."]
+    from waslint.report import FORMATS
+
+    if request.fmt not in FORMATS:
+        raise UsageError(f"--format: {request.fmt!r} is not one of {', '.join(FORMATS)}")
+    if "-" in paths and len(paths) > 1:
+        raise UsageError("'-' (stdin) cannot be combined with other paths")
+    result, path_errors = fix_paths(paths, request.options, stdin)
+    if path_errors:
+        raise UsageError("; ".join(path_errors))
+    stdin_mode = paths == ["-"]
+    status = 0
+    if request.mode == "diff":
+        out.write("".join(unified_diff(s.path, s.original, s.text) for s in result.changed))
+        out.flush()
+    elif request.mode == "fix":
+        status = _write(result, stdin_mode, out, err)
+    report = render(result, request)
+    if request.output is not None:
+        try:
+            with open(request.output, "w", encoding="utf-8") as handle:
+                handle.write(report)
+        except OSError as error:
+            raise UsageError(f"cannot write {request.output}: {error.strerror or error}") from None
+    else:
+        stream = err if stdin_mode or request.mode == "diff" else out
+        stream.write(report)
+        stream.flush()
+    for message in result.internal_errors:
+        err.write(f"waslint: {message}\n")
+    if status or result.internal_errors:
+        return 2
+    if request.mode in ("check", "diff"):
+        return 1 if result.changed else 0
+    return _threshold_status(result, request.threshold)
+
+
+def _write(result: FixResult, stdin_mode: bool, out: IO[str], err: IO[str]) -> int:
+    if stdin_mode:
+        state = result.files[0] if result.files else None
+        data = state.encoded() if state is not None else b""
+        out.flush()
+        buffer = getattr(out, "buffer", None)
+        if buffer is not None:
+            buffer.write(data)
+            buffer.flush()
+        else:
+            out.write(data.decode(state.encoding.codec if state else "utf-8", "replace"))
+        return 0
+    status = 0
+    for state in result.changed:
+        try:
+            write_atomic(state.path, state.encoded())
+        except OSError as error:
+            err.write(f"waslint: error: cannot write {state.path}: {error.strerror or error}\n")
+            state.applied.clear()
+            status = 2
+    return status
+
+
+def _threshold_status(result: FixResult, threshold: str) -> int:
+    if threshold == "never":
+        return 0
+    lowest = Severity.parse(threshold)
+    return 1 if any(item.finding.severity >= lowest for item in result.remaining) else 0
+
+
+# --------------------------------------------------------------------------- reports
+
+
+def render(result: FixResult, request: FixRequest) -> str:
+    if request.fmt == "text":
+        return render_text(result, request.mode)
+    if request.fmt == "json":
+        return render_json(result, request.mode)
+    from waslint.report import ReportInput
+    from waslint.report import render as render_findings
+
+    report = ReportInput(
+        findings=[item.finding for item in result.remaining],
+        files=len(result.files),
+        documents=result.documents,
+        target_version="1.37",
+        sources={state.path: state.text for state in result.files},
+    )
+    return render_findings(request.fmt, report)
+
+
+def _codes(state: FileState) -> str:
+    counts = Counter(fix.code for fix in state.applied)
+    return ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(counts.items()))
+
+
+def render_text(result: FixResult, mode: str) -> str:
+    lines: list[str] = []
+    changed = [state for state in result.files if state.applied and state.changed]
+    fixes = sum(len(state.applied) for state in changed)
+    verb = "Fixed" if mode == "fix" else "Would fix"
+    for state in changed:
+        count = len(state.applied)
+        lines.append(f"{verb} {state.path}: {count} fix{'es' if count != 1 else ''} ({_codes(state)})")
+    unchanged = len(result.files) - len(changed)
+    if changed:
+        lines.append(
+            f"{verb} {fixes} finding{'s' if fixes != 1 else ''} in {len(changed)}"
+            f" file{'s' if len(changed) != 1 else ''}; {unchanged} file"
+            f"{'s' if unchanged != 1 else ''} unchanged."
+        )
+    else:
+        lines.append(f"Nothing to fix in {len(result.files)} file{'s' if len(result.files) != 1 else ''}.")
+    if result.remaining:
+        lines.append(f"{len(result.remaining)} finding{'s' if len(result.remaining) != 1 else ''}"
+                     " without an applied fix:")
+        for item in result.remaining:
+            f = item.finding
+            lines.append(
+                f"  {f.path}:{f.span.line}:{f.span.column}: {f.code} {f.severity.label}: {f.message}"
+            )
+            lines.append(f"    -> {item.reason}")
+    notes = [(path, note) for path, items in sorted(result.notes.items()) for note in items]
+    if notes:
+        lines.append("Notes:")
+        lines.extend(f"  {path}: {note}" for path, note in notes)
+    return "\n".join(lines) + "\n"
+
+
+def render_json(result: FixResult, mode: str) -> str:
+    from waslint.report.json_report import finding_json
+
+    files = [
+        {
+            "path": state.path,
+            "changed": state.changed,
+            "fixes": [
+                {"code": fix.code, "line": fix.line, "column": fix.column,
+                 "message": fix.message, "object": fix.label}
+                for fix in state.applied
+            ],
+        }
+        for state in result.files
+        if state.applied
+    ]
+    payload = {
+        "tool": "waslint",
+        "version": __version__,
+        "target_version": "1.37",
+        "mode": mode,
+        "files": files,
+        "remaining": [dict(finding_json(item.finding), reason=item.reason) for item in result.remaining],
+        "notes": [
+            {"path": path, "message": note}
+            for path, items in sorted(result.notes.items())
+            for note in items
+        ],
+        "internal_errors": result.internal_errors,
+        "summary": {
+            "files": len(result.files),
+            "changed_files": len([s for s in result.files if s.changed]),
+            "fixes": result.fixes,
+            "remaining": len(result.remaining),
+        },
+    }
+    return json.dumps(payload, indent=2) + "\n"

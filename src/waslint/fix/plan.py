@@ -1,0 +1,71 @@
+"""What one fix pass intends to do: units of operations, new documents, and why some are skipped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from waslint.fix.ops import Op
+from waslint.model import Finding, Path
+
+
+@dataclass(frozen=True)
+class Check:
+    """A schema check the fixed document must pass.
+
+    kind "object": the WAS object at `path` (its base path in the document);
+    kind "fragment": the value at `path` against fragment schema `fragment`.
+    Issues the original already had (`old_path` validated against `old_release`, mapped through
+    the unit's operations) and issues under `allowed` paths are not the fix's doing.
+    """
+
+    kind: str
+    path: Path
+    old_path: Path | None = None
+    fragment: str | None = None
+    old_release: str | None = None
+    old_fragment: str | None = None
+    allowed: tuple[Path, ...] = ()
+
+
+@dataclass(eq=False)
+class Unit:
+    """Operations on one document that stand or fall together, and the findings they fix."""
+
+    file: str  # SourceFile.path
+    doc: int  # position of the document in SourceFile.documents
+    ops: list[Op]
+    findings: list[Finding]
+    checks: list[Check]
+    label: str
+    requires: tuple[str, ...] = ()  # keys of NewDocuments this unit needs
+
+
+@dataclass(eq=False)
+class NewDocument:
+    """A document the fix adds (a PodGroup for WAS105), after document `after` (None: at the end)."""
+
+    key: str
+    file: str
+    after: int | None
+    data: dict[str, Any]
+    comments: list[str]
+    label: str
+
+
+@dataclass
+class Plan:
+    units: list[Unit] = field(default_factory=list)
+    documents: list[NewDocument] = field(default_factory=list)
+    # id(finding) -> why it is not fixed in this pass
+    reasons: dict[int, str] = field(default_factory=dict)
+    # file path -> notes (skipped files and the like)
+    notes: dict[str, list[str]] = field(default_factory=dict)
+
+    def skip(self, finding: Finding, reason: str) -> None:
+        self.reasons.setdefault(id(finding), reason)
+
+    def note(self, path: str, message: str) -> None:
+        notes = self.notes.setdefault(path, [])
+        if message not in notes:
+            notes.append(message)

@@ -1,0 +1,514 @@
+"""The fix pipeline: the lint pipeline's loader, index and WAS1xx rules say what to change, the
+planner turns findings into operations, the edits go in at node positions, and each fixed file is
+verified before anything is written. Passes repeat (at most three) until nothing fixable is left.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from waslint.config import Config
+from waslint.engine import LintOptions, LintResult, lint_sources
+from waslint.fix.edits import DocText, Edit, EditConflict, apply_edits, edits_for
+from waslint.fix.ops import apply_to_data
+from waslint.fix.plan import NewDocument, Plan, Unit
+from waslint.fix.planner import SAFE_CODES, UNSAFE_CODES, plan_object
+from waslint.fix.podgroups import plan_pod_groups
+from waslint.fix.verify import check_problems, same
+from waslint.fix.writer import UTF8, Encoding, sniff
+from waslint.fix.yamltext import (
+    Unfixable,
+    content_end,
+    eol_of,
+    indent_step,
+    next_line_start,
+    shared_nodes,
+)
+from waslint.kube import KObject
+from waslint.loader import MAX_FILE_BYTES, SourceFile, discover, parse_bytes
+from waslint.model import Finding
+from waslint.registry import all_rules, matches
+
+PARSE_ERROR = "WAS001"
+MAX_PASSES = 3
+TEMPLATE = re.compile(r"\{\{.*?\}\}")
+OLD_WAS = re.compile(r"scheduling\.k8s\.io/v1alpha[123]|podGroupTemplateRef|workloadRef:")
+TEMPLATE_NOTE = (
+    "skipped: the file holds Helm/Go template syntax ({{ }}) and is never rewritten; change the"
+    " chart source by hand, or fix rendered output (`helm template ... | waslint fix -`)"
+)
+PARSE_NOTE = "not fixed: the file does not parse (WAS001); it is left untouched"
+
+
+@dataclass
+class FixOptions:
+    lint: LintOptions = field(default_factory=LintOptions)
+    config: Config = field(default_factory=Config)
+    unsafe: bool = False
+
+
+@dataclass
+class Applied:
+    code: str
+    line: int
+    column: int
+    message: str
+    label: str
+
+
+@dataclass(eq=False)
+class FileState:
+    path: str
+    raw: bytes
+    encoding: Encoding
+    original: str
+    source: SourceFile
+    refusal: str | None = None
+    applied: list[Applied] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+    @property
+    def changed(self) -> bool:
+        return self.source.text != self.original
+
+    def encoded(self) -> bytes:
+        return self.raw if not self.changed else self.encoding.encode(self.source.text)
+
+
+@dataclass
+class Remaining:
+    finding: Finding
+    reason: str
+
+
+@dataclass
+class FixResult:
+    files: list[FileState]
+    remaining: list[Remaining]
+    notes: dict[str, list[str]]
+    internal_errors: list[str]
+    documents: int = 0
+
+    @property
+    def changed(self) -> list[FileState]:
+        return [state for state in self.files if state.changed]
+
+    @property
+    def fixes(self) -> int:
+        return sum(len(state.applied) for state in self.files)
+
+
+# --------------------------------------------------------------------------- input
+
+
+def read_file(path: str, stdin: Any = None) -> FileState:
+    try:
+        if path == "-":
+            stream = stdin if stdin is not None else sys.stdin.buffer
+            raw: bytes = stream.read(MAX_FILE_BYTES + 1)
+        else:
+            with open(path, "rb") as handle:
+                raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as err:
+        raw = b""
+        source = SourceFile(path=path, text="")
+        from waslint.loader import Problem
+
+        source.problems.append(Problem(f"cannot read file: {err.strerror or err}", 1, 1, None))
+        return FileState(path, raw, UTF8, "", source, refusal=PARSE_NOTE)
+    return state_of(path, raw)
+
+
+def state_of(path: str, raw: bytes) -> FileState:
+    source = parse_bytes(path, raw)
+    state = FileState(path, raw, sniff(raw), source.text, source)
+    state.refusal = _refusal(source)
+    return state
+
+
+def _refusal(source: SourceFile) -> str | None:
+    if source.problems:
+        return PARSE_NOTE
+    if TEMPLATE.search(source.text):
+        return TEMPLATE_NOTE
+    if any(doc.line_offset for doc in source.documents):
+        return PARSE_NOTE
+    return None
+
+
+def fix_paths(
+    paths: list[str], options: FixOptions, stdin: Any = None
+) -> tuple[FixResult, list[str]]:
+    """Fix PATH arguments in memory; the caller writes (or diffs) the changed files."""
+    files, errors = discover(paths, options.config.exclude)
+    unique: list[str] = []
+    seen: set[str] = set()
+    for path in files:
+        key = path if path == "-" else os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    states = [read_file(path, stdin) for path in unique]
+    return fix_states(states, options), errors
+
+
+def fix_texts(files: dict[str, str], options: FixOptions | None = None) -> FixResult:
+    """Fix in-memory files (path -> text); for tests and embedding."""
+    states = [state_of(path, text.encode("utf-8")) for path, text in files.items()]
+    return fix_states(states, options or FixOptions())
+
+
+# --------------------------------------------------------------------------- passes
+
+
+def fix_codes(options: FixOptions) -> list[str]:
+    """The rules a fix run uses: WAS001 and WAS1xx, narrowed by --select/--ignore."""
+    chosen = options.lint.select or ["ALL"]
+    return [
+        rule.code
+        for rule in all_rules()
+        if (rule.code == PARSE_ERROR or rule.code.startswith("WAS1"))
+        and matches(rule.code, chosen)
+        and not matches(rule.code, options.lint.ignore)
+    ]
+
+
+def fix_states(states: list[FileState], options: FixOptions) -> FixResult:
+    lint_options = LintOptions(
+        select=fix_codes(options) or ["NONE"],
+        ignore=[],
+        severity=dict(options.lint.severity),
+        target="1.37",
+        namespace=options.lint.namespace,
+        inline_ignores=options.lint.inline_ignores,
+        extra=dict(options.lint.extra),
+    )
+    by_path = {state.path: state for state in states}
+    internal: list[str] = []
+    for number in range(1, MAX_PASSES + 1):
+        result = lint_sources([s.source for s in states], lint_options, options.config)
+        internal.extend(result.internal_errors)
+        plan = make_plan(result, by_path, options)
+        work = prepare(plan, by_path)
+        if not work.units or number == MAX_PASSES:
+            break
+        if not apply_work(work, plan, by_path, internal):
+            break
+    notes = _notes(states, result, plan)
+    remaining = [Remaining(f, _reason(f, plan, by_path)) for f in result.findings]
+    documents = sum(len(s.source.documents) + len(s.source.problems) for s in states)
+    return FixResult(states, remaining, notes, list(dict.fromkeys(internal)), documents)
+
+
+def _reason(finding: Finding, plan: Plan, by_path: dict[str, FileState]) -> str:
+    if id(finding) in plan.reasons:
+        return plan.reasons[id(finding)]
+    if finding.code == PARSE_ERROR:
+        return "the file is left untouched: fix the YAML by hand"
+    state = by_path.get(finding.path)
+    if state is not None and state.refusal is not None and finding.fixable:
+        return state.refusal
+    if not finding.fixable:
+        return "no automatic fix"
+    return "not fixed"
+
+
+def _notes(states: list[FileState], result: LintResult, plan: Plan) -> dict[str, list[str]]:
+    notes = {path: list(items) for path, items in plan.notes.items()}
+    fixable = {f.path for f in result.findings if f.fixable}
+    for state in states:
+        if state.refusal == TEMPLATE_NOTE and (
+            state.path in fixable or OLD_WAS.search(state.source.text)
+        ):
+            notes.setdefault(state.path, []).append(TEMPLATE_NOTE)
+    return notes
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOptions) -> Plan:
+    plan = Plan()
+    assert result.context is not None
+    index = result.context.index
+    owners = {(id(obj.doc), obj.base_path): obj for obj in index.objects}
+    positions: dict[int, int] = {}
+    for state in by_path.values():
+        for position, doc in enumerate(state.source.documents):
+            positions[id(doc)] = position
+    per_object: dict[int, tuple[KObject, list[Finding]]] = {}
+    pods: list[tuple[Finding, KObject, int]] = []
+    for finding in result.findings:
+        if not finding.fixable or finding.code not in SAFE_CODES + UNSAFE_CODES:
+            continue
+        found = by_path.get(finding.path)
+        if found is None or found.refusal is not None:
+            if found is not None:
+                plan.skip(finding, found.refusal or "")
+            continue
+        if finding.code in UNSAFE_CODES and not options.unsafe:
+            plan.skip(
+                finding,
+                "unsafe fix (it adds PodGroup objects): rerun with --unsafe-fixes to apply it",
+            )
+            continue
+        obj = _owner(finding, owners)
+        if obj is None or id(obj.doc) not in positions:
+            plan.skip(finding, "the object could not be found again")
+            continue
+        if finding.code in UNSAFE_CODES:
+            pods.append((finding, obj, positions[id(obj.doc)]))
+        else:
+            per_object.setdefault(id(obj), (obj, []))[1].append(finding)
+    for obj, findings in per_object.values():
+        plan_object(obj, positions[id(obj.doc)], findings, plan)
+    if pods:
+
+        def writable(obj: KObject) -> bool:
+            state = by_path.get(obj.file.path)
+            return state is not None and state.refusal is None and obj.doc.node is not None
+
+        plan_pod_groups(pods, index, plan, writable, lambda obj: positions[id(obj.doc)])
+    return plan
+
+
+def _owner(finding: Finding, owners: dict[tuple[int, tuple[Any, ...]], KObject]) -> KObject | None:
+    if finding.doc is None:
+        return None
+    path = finding.field_path
+    if len(path) >= 2 and path[0] == "items":
+        owner = owners.get((id(finding.doc), tuple(path[:2])))
+        if owner is not None:
+            return owner
+    return owners.get((id(finding.doc), ()))
+
+
+# --------------------------------------------------------------------------- applying
+
+
+@dataclass(eq=False)
+class _Work:
+    """Edits of the units and new documents of one pass, before verification."""
+
+    units: dict[int, tuple[Unit, list[Edit]]] = field(default_factory=dict)
+    documents: dict[str, tuple[NewDocument, Edit]] = field(default_factory=dict)
+
+
+def prepare(plan: Plan, by_path: dict[str, FileState]) -> _Work:
+    """The text edits of every unit and new document; units that cannot be edited are skipped."""
+    work = _Work()
+    doc_texts: dict[tuple[str, int], DocText] = {}
+    for unit in plan.units:
+        state = by_path[unit.file]
+        try:
+            doc_text = _doc_text(state, unit.doc, doc_texts)
+            edits = [edit for op in unit.ops for edit in edits_for(op, doc_text)]
+        except Unfixable as err:
+            for finding in unit.findings:
+                plan.skip(finding, str(err))
+            continue
+        work.units[id(unit)] = (unit, edits)
+    for number, new_doc in enumerate(plan.documents):
+        state = by_path[new_doc.file]
+        try:
+            edit = _insertion(state, new_doc, number, doc_texts)
+        except Unfixable:
+            continue
+        work.documents[new_doc.key] = (new_doc, edit)
+    _drop_orphans(work, plan)
+    return work
+
+
+def apply_work(work: _Work, plan: Plan, by_path: dict[str, FileState], internal: list[str]) -> bool:
+    """Apply the edits to the files in memory, verified; returns whether anything changed."""
+    while True:
+        _drop_orphans(work, plan)
+        files = sorted({u.file for u, _ in work.units.values()} | {d.file for d, _ in work.documents.values()})
+        outputs: dict[str, tuple[str, SourceFile]] = {}
+        failed = False
+        for path in files:
+            units = [entry for entry in work.units.values() if entry[0].file == path]
+            docs = [entry for entry in work.documents.values() if entry[0].file == path]
+            outcome = _verified(by_path[path], units, docs)
+            if isinstance(outcome, tuple):
+                outputs[path] = outcome
+                continue
+            failed = True
+            culprits = _culprits(by_path[path], units, docs)
+            for unit, _ in culprits[0]:
+                work.units.pop(id(unit), None)
+                internal.append(_bug(path, unit.label, unit.findings, culprits[2]))
+                for finding in unit.findings:
+                    plan.skip(finding, "not fixed: the fix failed its safety check (reported)")
+            for new_doc, _ in culprits[1]:
+                work.documents.pop(new_doc.key, None)
+                internal.append(_bug(path, new_doc.label, [], culprits[2]))
+        if not failed:
+            break
+    for path, (_, source) in outputs.items():
+        state = by_path[path]
+        for unit, _ in work.units.values():
+            if unit.file == path:
+                for finding in unit.findings:
+                    state.applied.append(
+                        Applied(finding.code, finding.span.line, finding.span.column,
+                                finding.message, unit.label)
+                    )
+        state.source = source
+    return bool(outputs)
+
+
+def _bug(path: str, label: str, findings: list[Finding], problem: str) -> str:
+    codes = ",".join(sorted({f.code for f in findings})) or "WAS105"
+    return (
+        f"internal error in the {codes} fix of {label} in {path}: {problem}; the fix was not"
+        " written (please report this bug)"
+    )
+
+
+def _drop_orphans(work: _Work, plan: Plan) -> None:
+    for unit_id, (unit, _) in list(work.units.items()):
+        if any(required not in work.documents for required in unit.requires):
+            del work.units[unit_id]
+            for finding in unit.findings:
+                plan.skip(finding, "not fixed: its new PodGroup could not be added")
+    needed = {required for unit, _ in work.units.values() for required in unit.requires}
+    for key in list(work.documents):
+        if key not in needed:
+            del work.documents[key]
+
+
+def _doc_text(state: FileState, position: int, cache: dict[tuple[str, int], DocText]) -> DocText:
+    key = (state.path, position)
+    if key not in cache:
+        source = state.source
+        doc = source.documents[position]
+        root = doc.node if doc.node is not None else source.json_node()
+        if root is None:
+            raise Unfixable("no positions for this document")
+        text = source.text
+        shared = shared_nodes(root) if "&" in text and "*" in text else set()
+        cache[key] = DocText(text, root, doc.node is None, eol_of(text), indent_step(root), shared)
+    return cache[key]
+
+
+def _insertion(
+    state: FileState, new_doc: NewDocument, number: int, cache: dict[tuple[str, int], DocText]
+) -> Edit:
+    text = state.source.text
+    eol = eol_of(text)
+    step = 2
+    if new_doc.after is not None:
+        doc_text = _doc_text(state, new_doc.after, cache)
+        step = doc_text.step
+        position = next_line_start(text, content_end(doc_text.root, text))
+    else:
+        position = len(text)
+    body = yaml.safe_dump(
+        new_doc.data, sort_keys=False, default_flow_style=False, indent=step, width=4096,
+        allow_unicode=True,
+    )
+    lines = [*new_doc.comments, *body.splitlines()]
+    block = eol.join(lines)
+    if position == len(text) and text and not text.endswith("\n"):
+        return Edit(position, position, eol + "---" + eol + block, number)
+    if new_doc.after is None and text.rstrip().rsplit("\n", 1)[-1].strip() == "---":
+        return Edit(position, position, block + eol, number)
+    return Edit(position, position, "---" + eol + block + eol, number)
+
+
+Outcome = tuple[str, SourceFile] | str
+
+
+def _verified(
+    state: FileState,
+    units: list[tuple[Unit, list[Edit]]],
+    docs: list[tuple[NewDocument, Edit]],
+) -> Outcome:
+    """The fixed text and its parse, or what is wrong with it."""
+    try:
+        return _check(state, units, docs)
+    except EditConflict as err:
+        return str(err)
+    except Exception as err:  # a bug in the fixer must not write a file
+        if os.environ.get("WASLINT_DEBUG"):
+            traceback.print_exc()
+        return f"{type(err).__name__}: {err}"
+
+
+def _check(
+    state: FileState,
+    units: list[tuple[Unit, list[Edit]]],
+    docs: list[tuple[NewDocument, Edit]],
+) -> Outcome:
+    source = state.source
+    edits = [edit for _, unit_edits in units for edit in unit_edits] + [edit for _, edit in docs]
+    text = apply_edits(source.text, edits)
+    fixed = parse_bytes(source.path, text.encode("utf-8"))
+    if fixed.problems:
+        problem = fixed.problems[0]
+        return f"the fixed text does not parse (line {problem.line}: {problem.message})"
+    ops_by_doc: dict[int, list[Any]] = {}
+    for unit, _ in units:
+        ops_by_doc.setdefault(unit.doc, []).extend(unit.ops)
+    after: dict[int | None, list[dict[str, Any]]] = {}
+    for new_doc, _ in sorted(docs, key=lambda entry: entry[1].seq):
+        after.setdefault(new_doc.after, []).append(new_doc.data)
+    expected: list[Any] = []
+    for position, doc in enumerate(source.documents):
+        ops = ops_by_doc.get(position)
+        expected.append(apply_to_data(doc.data, ops) if ops else doc.data)
+        expected.extend(after.get(position, []))
+    expected.extend(after.get(None, []))
+    if len(expected) != len(fixed.documents):
+        return f"the fixed text has {len(fixed.documents)} documents, expected {len(expected)}"
+    for number, data in enumerate(expected):
+        if not same(data, fixed.documents[number].data):
+            return f"document {number + 1} does not read back as intended"
+    new_data: dict[int, Any] = {}
+    shift = 0
+    for position in range(len(source.documents)):
+        new_data[position] = fixed.documents[position + shift].data
+        shift += len(after.get(position, []))
+    for unit, _ in units:
+        old = source.documents[unit.doc].data
+        for check in unit.checks:
+            problems = check_problems(check, old, new_data[unit.doc], unit.ops)
+            if problems:
+                return f"the fixed {unit.label} fails the 1.37 schema: {problems[0]}"
+    return text, fixed
+
+
+def _culprits(
+    state: FileState,
+    units: list[tuple[Unit, list[Edit]]],
+    docs: list[tuple[NewDocument, Edit]],
+) -> tuple[list[tuple[Unit, list[Edit]]], list[tuple[NewDocument, Edit]], str]:
+    """Which units or documents make a file fail, trying each alone; all of them when none does."""
+    bad_units = []
+    bad_docs = []
+    message = ""
+    for entry in units:
+        outcome = _verified(state, [entry], [])
+        if isinstance(outcome, str):
+            bad_units.append(entry)
+            message = message or outcome
+    for doc_entry in docs:
+        outcome = _verified(state, [], [doc_entry])
+        if isinstance(outcome, str):
+            bad_docs.append(doc_entry)
+            message = message or outcome
+    if not bad_units and not bad_docs:
+        whole = _verified(state, units, docs)
+        return units, docs, whole if isinstance(whole, str) else "the fixes conflict"
+    return bad_units, bad_docs, message
