@@ -1193,7 +1193,8 @@ spec:
         if value is not None and value < 1:
             yield self.hit(
                 obj, path,
-                f"Job gang minCount is {value}: when set it must be at least 1 (the API server"
-                " rejects it). Remove it to default to parallelism, or set the gang's size",
+                f"{obj.kind} gang minCount is {value}: when set it must be at least 1 (the API"
+                " server rejects it). Remove it (it then defaults to parallelism), or set the"
+                " gang's size",
                 point_at_key=False,
             )
