@@ -856,7 +856,7 @@ def test_306_job_min_count_is_optional_but_positive() -> None:
 
 @pytest.mark.parametrize(
     ("value", "fires"),
-    [('"4"', False), ('"+4"', False), ("4", False), ('"0"', True), ('"two"', True),
+    [('"4"', False), ('"+4"', False), ("4", True), ('"0"', True), ('"two"', True),
      ('"4 "', True), ('"-1"', True), ("true", True), ('""', True)],
 )
 def test_306_kai_annotation_must_parse(value: str, fires: bool) -> None:
@@ -882,3 +882,18 @@ def test_306_wrong_types_are_left_to_was002() -> None:
       podGroupTemplates: {name: x}
     """
     assert run(text, "WAS306") == []
+
+
+# --------------------------------------------------------------------------- documented examples
+
+
+@pytest.mark.parametrize("code", [*SIZING, "WAS201", "WAS202", "WAS203", "WAS204"])
+def test_documented_example_fires_and_use_instead_is_silent(code: str) -> None:
+    from waslint.registry import get_rule
+
+    rule = get_rule(code)
+    assert rule is not None
+    fired = [f for f in lint_text(rule.example, select=[code]) if f.code == code]
+    assert fired, f"{code}: its documented example does not fire"
+    if rule.use_instead.startswith("apiVersion"):
+        assert [f for f in lint_text(rule.use_instead, select=[code]) if f.code == code] == []

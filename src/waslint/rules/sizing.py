@@ -400,12 +400,16 @@ class MinCountExceedsMembers(Rule):
     summary = "A gang needs more Pods (or child groups) than its members in the set provide."
     what = (
         "PodGroup: adds up the Pods of its members in the set (Pods and pod templates whose"
-        " `spec.schedulingGroup.podGroupName` names it, same namespace; counted as described in"
-        " the module: Job parallelism capped by completions, JobSet replicas x parallelism,"
-        " LeaderWorkerSet groups x size, explicit `replicas`) and fires when the sum is smaller"
+        " `spec.schedulingGroup.podGroupName` names it, same namespace), counted as the Pods"
+        " that can run at once: a Pod is 1, a Job its `parallelism` (default 1) capped by"
+        " `completions`, a JobSet replicated job `replicas` x that, a LeaderWorkerSet its groups"
+        " x `size`, a Deployment/ReplicaSet/StatefulSet its explicit `replicas`; fires when the"
+        " sum is smaller"
         " than `gang.minCount`, provided at least one member is in the set. A member whose size"
         " cannot be known (a Deployment without `replicas`, which an autoscaler may own; a"
-        " DaemonSet) keeps the rule silent for that group: it could make up the difference."
+        " DaemonSet; any object with a controller `ownerReference`, such as a dump of one of a"
+        " Job's Pods, whose siblings are not in the set) keeps the rule silent for that group:"
+        " it could make up the difference. Copies of one object in several files count once."
         " Workload: fires when a"
         " composite template's `gang.minGroupCount` is greater than its number of child"
         " templates. CompositePodGroup: the same against the child templates of the Workload"
@@ -614,17 +618,18 @@ def _topology(value: Any) -> Any:
 
 def _facets(holder: dict[str, Any], composite: bool) -> list[tuple[str, Path, Any]]:
     """(facet, field path in the holder, comparable value) for WAS304."""
-    policy = holder.get("schedulingPolicy")
+    policy_key = "schedulingPolicy" if "schedulingPolicy" in holder else "policy"  # 1.35: policy
+    policy = holder.get(policy_key)
     kind = policy_kind(policy)
     facets: list[tuple[str, Path, Any]] = [
-        ("policy kind", ("schedulingPolicy",), kind if kind is not None else _UNKNOWN)
+        ("policy kind", (policy_key,), kind if kind is not None else _UNKNOWN)
     ]
     if kind == "gang":
         field = "minGroupCount" if composite else "minCount"
         raw = as_map(as_map(policy).get("gang")).get(field)
         value = as_int(raw)
         count = _UNKNOWN if value is None else value
-        facets.append((field, ("schedulingPolicy", "gang", field), count))
+        facets.append((field, (policy_key, "gang", field), count))
     disruption = _disruption(holder.get("disruptionMode"))
     facets.append(("disruptionMode", ("disruptionMode",), disruption))
     priority = holder.get("priorityClassName")
@@ -1093,6 +1098,7 @@ class GangSizeInvalid(Rule):
         " left out (it defaults to parallelism) but fires when it is below 1. Judgment call: the"
         " KAI `kai.scheduler/batch-min-member` annotation on a Job, CronJob, JobSet or"
         " LeaderWorkerSet fires too when KAI cannot use it (not a base-10 integer, or below 1),"
+        " or when it is not a string at all (an unquoted number, which the API server rejects),"
         " since that is the same mistake in a third-party spelling. A count of the wrong type"
         " (e.g. a string) is WAS002's."
     )
@@ -1132,7 +1138,15 @@ spec:
         if obj.kind in ("Job", "CronJob"):
             yield from self._job(obj)
         found = kai_min_member(obj)
-        if found is not None and parse_min_member(found[1]) is None:
+        if found is not None and not isinstance(found[1], str):
+            yield self.hit(
+                obj, found[0],
+                f"KAI annotation {KAI_MIN_MEMBER} is a bare {type(found[1]).__name__}, not a"
+                " string: the API server rejects non-string annotation values. Quote it, e.g."
+                f' "{found[1]}"',
+                point_at_key=False,
+            )
+        elif found is not None and parse_min_member(found[1]) is None:
             yield self.hit(
                 obj, found[0],
                 f"KAI annotation {KAI_MIN_MEMBER}: {found[1]!r} is not a positive base-10 integer:"
