@@ -218,7 +218,7 @@ class ClaimTripleMismatch(Rule):
         " they differ nothing errors: the claim silently becomes per-Pod (every Pod of the gang"
         " gets its own ResourceClaim generated from the template, so an 8-Pod gang asks for 8"
         " devices instead of sharing one), or, with the DRAWorkloadResourceClaims gate off in"
-        " 1.37, the claim is never created and the Pods stay pending. Copying the group's entry"
+        " 1.37, it is never created. Copying the group's entry"
         " verbatim into the pod template is the fix (group claims are immutable)."
     )
     example = """\
