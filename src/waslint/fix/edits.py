@@ -76,9 +76,11 @@ class DocText:
 
 
 def edits_for(op: Op, doc: DocText) -> list[Edit]:
-    for node in path_nodes(doc.root, op.path):
-        if id(node) in doc.shared:
-            raise Unfixable("the field is part of a YAML anchor used by an alias; fix it by hand")
+    nodes = path_nodes(doc.root, op.path)
+    if isinstance(op, RenameKey):
+        nodes = nodes[:-1]  # renaming a key leaves its (perhaps aliased) value alone
+    if any(id(node) in doc.shared for node in nodes):
+        raise Unfixable("the value is shared through a YAML anchor and alias: fix it by hand")
     found = locate(doc.root, op.path)
     if isinstance(op, SetScalar):
         return [_set_scalar(found.value, op.value, doc)]

@@ -30,15 +30,20 @@ class Check:
 
 @dataclass(eq=False)
 class Unit:
-    """Operations on one document that stand or fall together, and the findings they fix."""
+    """The fixes planned for one object (or pod template), verified together.
+
+    `parts` pairs each finding with every operation its fix needs: a finding is fixed only when
+    all of them can be written. `ops`/`findings` are what remains after that (see run.prepare).
+    """
 
     file: str  # SourceFile.path
     doc: int  # position of the document in SourceFile.documents
-    ops: list[Op]
-    findings: list[Finding]
+    parts: list[tuple[Finding, list[Op]]]
     checks: list[Check]
     label: str
     requires: tuple[str, ...] = ()  # keys of NewDocuments this unit needs
+    ops: list[Op] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
 
 
 @dataclass(eq=False)

@@ -42,16 +42,15 @@ def schema_release(api_version: str, kind: str) -> str | None:
 
 
 class _Builder:
-    """The operations of one object, deduplicated, with the paths the user must fix by hand."""
+    """Collects the operations of one finding's fix, and the paths left for the user."""
 
-    def __init__(self, obj: KObject) -> None:
+    def __init__(self, obj: KObject, allowed: list[Path]) -> None:
         self.obj = obj
-        self.ops: dict[tuple[str, Path], Op] = {}
-        self.allowed: list[Path] = []
-        self.api_version = obj.api_version
+        self.ops: list[Op] = []
+        self.allowed = allowed
 
     def add(self, op: Op) -> None:
-        self.ops.setdefault((type(op).__name__, op.path), op)
+        self.ops.append(op)
 
     def full(self, *path: str | int) -> Path:
         return self.obj.full_path(tuple(path))
@@ -111,68 +110,67 @@ def _ref_problem(spec: dict[str, Any], ref: Any) -> str | None:
 
 
 def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: Plan) -> None:
-    """One unit for every safe WAS101-104 fix on one object."""
-    build = _Builder(obj)
-    covered: list[Finding] = []
+    """One unit for the safe WAS101-104 fixes of one object.
+
+    Each finding gets the operations its fix needs; a WAS103/WAS104 fix on an object in a
+    version 1.37 does not serve also needs the WAS101 rewrite (the object form of disruptionMode
+    is invalid in v1alpha2). A finding whose operations cannot all be written is left alone, the
+    others still go in (`run.prepare`).
+    """
     by_code: dict[str, list[Finding]] = {}
     for finding in findings:
         by_code.setdefault(finding.code, []).append(finding)
-    refused = False
-
+    allowed: list[Path] = []
+    parts: list[tuple[Finding, list[Op]]] = []
+    rewrite: list[Op] | None = None
+    api_version = obj.api_version
     for finding in by_code.get("WAS101", []):
+        build = _Builder(obj, allowed)
         reason = _rewrite(build)
         if reason is None:
-            covered.append(finding)
+            rewrite = build.ops
+            api_version = TARGET_VERSION[obj.kind]
+            parts.append((finding, build.ops))
         else:
             plan.skip(finding, reason)
-            refused = True
     for finding in by_code.get("WAS102", []):
         if obj.kind in ("Workload", "PodGroup") and obj.version == "v1alpha3":
-            build.add(SetScalar(build.full("apiVersion"), TARGET_VERSION[obj.kind]))
-            build.api_version = TARGET_VERSION[obj.kind]
-            covered.append(finding)
+            api_version = TARGET_VERSION[obj.kind]
+            parts.append((finding, [SetScalar(obj.full_path(("apiVersion",)), api_version)]))
         else:
             plan.skip(finding, f"no rewrite known for {obj.api_version} {obj.kind}")
 
     was_kind = obj.group == SCHEDULING
-    final_ok = not was_kind or has_schema("1.37", build.api_version, obj.kind)
-    not_rewritten = (
-        f"left as is: {obj.api_version} {obj.kind} is not rewritten to a 1.37 version"
-        + (" (its WAS101 fix is not selected)" if not by_code.get("WAS101") else "")
-    )
-    for finding in by_code.get("WAS103", []):
-        if refused or not final_ok:
-            plan.skip(finding, not_rewritten)
-            continue
-        holder_path = finding.field_path[len(obj.base_path) : -1]
-        holder = dig(obj.data, holder_path)
-        if isinstance(holder, dict) and holder.get("disruptionMode") in DISRUPTION:
-            build.disruption(holder_path, holder)
-            covered.append(finding)
-        else:
-            plan.skip(finding, "unexpected disruptionMode value")
-    for finding in by_code.get("WAS104", []):
-        if refused or not final_ok:
-            plan.skip(finding, not_rewritten)
-            continue
-        reason = build.template_ref(obj.spec)
-        if reason is None:
-            covered.append(finding)
-        else:
+    needs_rewrite = was_kind and not has_schema("1.37", obj.api_version, obj.kind)
+    if needs_rewrite and rewrite is None:
+        reason = f"left as is: {obj.api_version} {obj.kind} is not rewritten to a 1.37 version"
+        if not by_code.get("WAS101"):
+            reason += " (its WAS101 fix is not selected)"
+        for finding in by_code.get("WAS103", []) + by_code.get("WAS104", []):
             plan.skip(finding, reason)
-
-    if not build.ops or not covered:
+    else:
+        base = rewrite or []
+        for finding in by_code.get("WAS103", []):
+            build = _Builder(obj, allowed)
+            holder_path = finding.field_path[len(obj.base_path) : -1]
+            holder = dig(obj.data, holder_path)
+            if isinstance(holder, dict) and holder.get("disruptionMode") in DISRUPTION:
+                build.disruption(holder_path, holder)
+                parts.append((finding, build.ops + base))
+            else:
+                plan.skip(finding, "unexpected disruptionMode value")
+        for finding in by_code.get("WAS104", []):
+            build = _Builder(obj, allowed)
+            reason = build.template_ref(obj.spec)
+            if reason is None:
+                parts.append((finding, build.ops + base))
+            else:
+                plan.skip(finding, reason)
+    if not parts:
         return
-    checks = [_object_check(obj, build)] if was_kind else _job_checks(obj, build)
+    checks = [_object_check(obj, allowed)] if was_kind else _job_checks(obj, allowed)
     plan.units.append(
-        Unit(
-            file=obj.file.path,
-            doc=doc_position,
-            ops=list(build.ops.values()),
-            findings=covered,
-            checks=checks,
-            label=_label(obj),
-        )
+        Unit(file=obj.file.path, doc=doc_position, parts=parts, checks=checks, label=_label(obj))
     )
 
 
@@ -204,23 +202,21 @@ def _rewrite(build: _Builder) -> str | None:
             build.template_ref(spec)  # a problem is left for WAS104 to report
     else:
         return f"no rewrite known for {obj.api_version} {obj.kind}"
-    target = TARGET_VERSION[obj.kind]
-    build.add(SetScalar(build.full("apiVersion"), target))
-    build.api_version = target
+    build.add(SetScalar(build.full("apiVersion"), TARGET_VERSION[obj.kind]))
     return None
 
 
-def _object_check(obj: KObject, build: _Builder) -> Check:
+def _object_check(obj: KObject, allowed: list[Path]) -> Check:
     return Check(
         "object",
         obj.base_path,
         old_path=obj.base_path,
         old_release=schema_release(obj.api_version, obj.kind),
-        allowed=tuple(build.allowed),
+        allowed=tuple(allowed),
     )
 
 
-def _job_checks(obj: KObject, build: _Builder) -> list[Check]:
+def _job_checks(obj: KObject, allowed: list[Path]) -> list[Check]:
     holders = {path for path, _ in group_policy_holders(obj)}
     return [
         Check(
@@ -230,7 +226,7 @@ def _job_checks(obj: KObject, build: _Builder) -> list[Check]:
             fragment="JobSchedulingConfiguration",
             old_release="1.37",
             old_fragment="JobSchedulingConfiguration",
-            allowed=tuple(build.allowed),
+            allowed=tuple(allowed),
         )
         for path in sorted(holders, key=str)
     ]

@@ -234,11 +234,13 @@ def _plan_group(
             Unit(
                 file=member.obj.file.path,
                 doc=member.doc,
-                ops=[
-                    ReplaceValue(reference, {"podGroupName": name}),
-                    RenameKey(reference, "schedulingGroup"),
-                ],
-                findings=[member.finding],
+                parts=[(
+                    member.finding,
+                    [
+                        ReplaceValue(reference, {"podGroupName": name}),
+                        RenameKey(reference, "schedulingGroup"),
+                    ],
+                )],
                 checks=[
                     Check("fragment", (*spec_path, "schedulingGroup"), fragment="PodSchedulingGroup")
                 ],

@@ -17,7 +17,7 @@ import yaml
 from waslint.config import Config
 from waslint.engine import LintOptions, LintResult, lint_sources
 from waslint.fix.edits import DocText, Edit, EditConflict, apply_edits, edits_for
-from waslint.fix.ops import apply_to_data
+from waslint.fix.ops import Op, apply_to_data
 from waslint.fix.plan import NewDocument, Plan, Unit
 from waslint.fix.planner import SAFE_CODES, UNSAFE_CODES, plan_object
 from waslint.fix.podgroups import plan_pod_groups
@@ -137,10 +137,10 @@ def state_of(path: str, raw: bytes) -> FileState:
 
 
 def _refusal(source: SourceFile) -> str | None:
-    if source.problems:
-        return PARSE_NOTE
     if TEMPLATE.search(source.text):
         return TEMPLATE_NOTE
+    if source.problems:
+        return PARSE_NOTE
     if any(doc.line_offset for doc in source.documents):
         return PARSE_NOTE
     return None
@@ -214,6 +214,9 @@ def _reason(finding: Finding, plan: Plan, by_path: dict[str, FileState]) -> str:
     if id(finding) in plan.reasons:
         return plan.reasons[id(finding)]
     if finding.code == PARSE_ERROR:
+        state = by_path.get(finding.path)
+        if state is not None and state.refusal == TEMPLATE_NOTE:
+            return "a template, not YAML: the file is left untouched"
         return "the file is left untouched: fix the YAML by hand"
     state = by_path.get(finding.path)
     if state is not None and state.refusal is not None and finding.fixable:
@@ -310,13 +313,37 @@ def prepare(plan: Plan, by_path: dict[str, FileState]) -> _Work:
     doc_texts: dict[tuple[str, int], DocText] = {}
     for unit in plan.units:
         state = by_path[unit.file]
-        try:
-            doc_text = _doc_text(state, unit.doc, doc_texts)
-            edits = [edit for op in unit.ops for edit in edits_for(op, doc_text)]
-        except Unfixable as err:
-            for finding in unit.findings:
-                plan.skip(finding, str(err))
+        op_edits: dict[tuple[str, Any], list[Edit] | str] = {}
+        ops: dict[tuple[str, Any], Op] = {}
+        unit.findings = []
+        for finding, part_ops in unit.parts:
+            problem = None
+            for op in part_ops:
+                key = (type(op).__name__, op.path)
+                if key not in op_edits:
+                    try:
+                        doc_text = _doc_text(state, unit.doc, doc_texts)
+                        op_edits[key] = edits_for(op, doc_text)
+                    except Unfixable as err:
+                        op_edits[key] = str(err)
+                outcome = op_edits[key]
+                if isinstance(outcome, str):
+                    problem = outcome
+                    break
+            if problem is not None:
+                plan.skip(finding, problem)
+                continue
+            unit.findings.append(finding)
+            for op in part_ops:
+                ops.setdefault((type(op).__name__, op.path), op)
+        unit.ops = list(ops.values())
+        if not unit.findings:
             continue
+        edits: list[Edit] = []
+        for key in ops:
+            outcome = op_edits[key]
+            assert not isinstance(outcome, str)
+            edits.extend(outcome)
         work.units[id(unit)] = (unit, edits)
     for number, new_doc in enumerate(plan.documents):
         state = by_path[new_doc.file]
