@@ -143,9 +143,10 @@ def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: 
     was_kind = obj.group == SCHEDULING
     needs_rewrite = was_kind and not has_schema("1.37", obj.api_version, obj.kind)
     if needs_rewrite and rewrite is None:
-        reason = f"left as is: {obj.api_version} {obj.kind} is not rewritten to a 1.37 version"
-        if not by_code.get("WAS101"):
-            reason += " (its WAS101 fix is not selected)"
+        reason = (
+            f"left as is: Kubernetes 1.37 does not serve {obj.api_version} {obj.kind}, and the"
+            " object is not rewritten to a version that does (see WAS101)"
+        )
         for finding in by_code.get("WAS103", []) + by_code.get("WAS104", []):
             plan.skip(finding, reason)
     else:
