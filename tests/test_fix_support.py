@@ -83,7 +83,7 @@ def _diff_paths(a: Any, b: Any, path: Path) -> list[Path]:
             found.append(path)  # keys reordered: the whole mapping
         return found
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [p for i, (x, y) in enumerate(zip(a, b)) for p in _diff_paths(x, y, (*path, i))]
+        return [p for i, (x, y) in enumerate(zip(a, b, strict=True)) for p in _diff_paths(x, y, (*path, i))]
     if type(a) is not type(b) or a != b:
         return [path]
     return []
@@ -130,7 +130,7 @@ def node_lines_of_changes(before: bytes, after: bytes) -> set[int]:
     matcher = difflib.SequenceMatcher(a=keys_old, b=keys_new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            for i, j in zip(range(i1, i2), range(j1, j2)):
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
                 for path in _diff_paths(old_docs[i], new_docs[j], ()):
                     lines |= _lines_at(roots[i], path)
         elif tag in ("replace", "delete"):
