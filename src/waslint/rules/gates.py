@@ -127,8 +127,20 @@ class GateInconsistent(Rule):
         " Every component that reads a gate must agree, and every instance of a component too."
     )
     example = """\
-# kube-apiserver static Pod has --feature-gates=GenericWorkload=true,
-# the kube-scheduler static Pod below does not
+# The API server has GenericWorkload, the scheduler does not (off by default in 1.37).
+apiVersion: v1
+kind: Pod
+metadata:
+  name: kube-apiserver
+  namespace: kube-system
+spec:
+  containers:
+  - name: kube-apiserver
+    image: registry.k8s.io/kube-apiserver:v1.37.0
+    command:
+    - kube-apiserver
+    - --feature-gates=GenericWorkload=true
+---
 apiVersion: v1
 kind: Pod
 metadata:
@@ -143,6 +155,19 @@ spec:
     - --kubeconfig=/etc/kubernetes/scheduler.conf
 """
     use_instead = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: kube-apiserver
+  namespace: kube-system
+spec:
+  containers:
+  - name: kube-apiserver
+    image: registry.k8s.io/kube-apiserver:v1.37.0
+    command:
+    - kube-apiserver
+    - --feature-gates=GenericWorkload=true
+---
 apiVersion: v1
 kind: Pod
 metadata:
@@ -304,23 +329,72 @@ class GatePrerequisiteMissing(Rule):
         " not in --runtime-config the API server answers 404. Each fails far from the manifest."
     )
     example = """\
-# with a kube-apiserver static Pod in the set that has no --feature-gates
-apiVersion: scheduling.k8s.io/v1alpha3
-kind: CompositePodGroup
+# The kubeadm control plane has GenericWorkload but not WorkloadWithJob (alpha, off by default):
+# the API server drops the Job's spec.scheduling and the gang never exists.
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+apiServer:
+  extraArgs:
+  - name: feature-gates
+    value: GenericWorkload=true
+  - name: runtime-config
+    value: scheduling.k8s.io/v1alpha3=true
+controllerManager:
+  extraArgs:
+  - name: feature-gates
+    value: GenericWorkload=true
+---
+apiVersion: batch/v1
+kind: Job
 metadata:
-  name: training
+  name: train
 spec:
-  workloadRef:
-    workloadName: training
-    templateName: root
-  schedulingPolicy:
-    gang:
-      minGroupCount: 2
+  parallelism: 4
+  completions: 4
+  completionMode: Indexed
+  scheduling:
+    schedulingPolicy:
+      gang:
+        minCount: 4
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: trainer
+        image: registry.example.com/trainer:1.0
 """
     use_instead = """\
-# kube-apiserver and kube-scheduler:
-#   --feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true
-# kube-apiserver: --runtime-config=scheduling.k8s.io/v1alpha3=true
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+apiServer:
+  extraArgs:
+  - name: feature-gates
+    value: GenericWorkload=true,WorkloadWithJob=true
+  - name: runtime-config
+    value: scheduling.k8s.io/v1alpha3=true
+controllerManager:
+  extraArgs:
+  - name: feature-gates
+    value: GenericWorkload=true,WorkloadWithJob=true
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  parallelism: 4
+  completions: 4
+  completionMode: Indexed
+  scheduling:
+    schedulingPolicy:
+      gang:
+        minCount: 4
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: trainer
+        image: registry.example.com/trainer:1.0
 """
     kinds = _NEED_KINDS
 
