@@ -186,9 +186,6 @@ class Inventory:
     def empty(self) -> bool:
         return not self.settings and not self.coverage and not self.runtime_sources
 
-    def covered(self, component: str) -> bool:
-        return bool(self.coverage.get(component))
-
     def explicit(self, component: str, gate: str) -> list[Setting]:
         return [s for s in self.settings if s.component == component and s.gate == gate]
 
