@@ -24,6 +24,7 @@ from waslint.fix.yamltext import (
     content_end,
     in_flow,
     json_string,
+    line_end,
     line_start,
     locate,
     next_line_start,
@@ -207,18 +208,39 @@ def _delete_key(found: Located, doc: DocText) -> list[Edit]:
     nxt = pairs[position + 1][0] if position + 1 < len(pairs) else None
     if parent.flow_style or doc.json_mode:
         if nxt is not None:
-            return [Edit(key.start_mark.index, nxt.start_mark.index, "")]
-        if position == 0:
+            start, end = key.start_mark.index, nxt.start_mark.index
+        elif position == 0:
             raise Unfixable("cannot remove the only key of a mapping")
-        previous_end = content_end(pairs[position - 1][1], text)
-        return [Edit(previous_end, value_end, "")]
+        else:
+            start, end = content_end(pairs[position - 1][1], text), value_end
+        if comment_in(text[value_end:end]) or comment_in(text[start : key.start_mark.index]):
+            raise Unfixable("a comment sits inside the flow mapping next to the field")
+        return [Edit(start, end, "")]
     begin = line_start(text, key.start_mark.index)
     if text[begin : key.start_mark.index].strip() == "":
         # The pair owns whole lines: remove them (with their trailing comment).
-        return [Edit(begin, next_line_start(text, value_end), "")]
+        end = next_line_start(text, value_end)
+        if end == len(text) and not text.endswith("\n") and begin > 0:
+            # The last line of a file without a final line break: the break before it goes
+            # (with blank lines just before it), so the file still ends without one.
+            while begin > 0:
+                previous = line_start(text, begin - 1)
+                if text[previous:begin].strip() or previous == 0:
+                    break
+                begin = previous
+            begin -= 2 if text[begin - 2 : begin] == "\r\n" else 1
+        return [Edit(begin, end, "")]
     if nxt is None:
         raise Unfixable("cannot remove the only key of a list item")
-    return [Edit(key.start_mark.index, nxt.start_mark.index, "")]
+    # `- priority: 7` starting a list item: the next key moves up behind the dash, unless
+    # comments or blank lines sit between them; then the dash stays alone on its line.
+    after = next_line_start(text, value_end)
+    if after <= nxt.start_mark.index and not text[after : nxt.start_mark.index].strip(" "):
+        return [Edit(key.start_mark.index, nxt.start_mark.index, "")]
+    begin = key.start_mark.index
+    while begin > 0 and text[begin - 1] == " ":
+        begin -= 1
+    return [Edit(begin, line_end(text, value_end), "")]
 
 
 # --------------------------------------------------------------------------- hoisting
