@@ -293,3 +293,28 @@ def test_atomic_write_replaces_the_file(tmp_path: Path) -> None:
     assert path.stat().st_ino != inode  # a new file renamed over the old one
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["a.yaml"]
+
+
+def test_a_file_changed_during_the_fix_is_not_overwritten(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from waslint.fix import command
+
+    target = repo / "deploy" / "workload.yaml"
+    real = command.fix_paths
+
+    def racing(*args: object, **kwargs: object) -> object:
+        outcome = real(*args, **kwargs)  # type: ignore[arg-type]
+        target.write_text(V1ALPHA2 + "# edited meanwhile\n")
+        return outcome
+
+    monkeypatch.setattr(command, "fix_paths", racing)
+    err = io.StringIO()
+    status = run(FixRequest([str(repo / "deploy")], FixOptions()), stdout=io.StringIO(), stderr=err)
+    assert status == 2 and "changed while it was being fixed" in err.getvalue()
+    assert target.read_text() == V1ALPHA2 + "# edited meanwhile\n"
+
+
+def test_utf16_files_keep_their_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_bytes(V1ALPHA2.encode("utf-16"))  # with a BOM, native byte order
+    assert run_cli("fix", str(path)).returncode == 0
+    assert path.read_bytes() == FIXED.encode("utf-16")

@@ -91,6 +91,13 @@ def _write(result: FixResult, stdin_mode: bool, out: IO[str], err: IO[str]) -> i
     status = 0
     for state in result.changed:
         try:
+            with open(state.path, "rb") as handle:
+                if handle.read(len(state.raw) + 1) != state.raw:
+                    err.write(f"waslint: error: {state.path} changed while it was being fixed;"
+                              " not written, run fix again\n")
+                    state.applied.clear()
+                    status = 2
+                    continue
             write_atomic(state.path, state.encoded())
         except OSError as error:
             err.write(f"waslint: error: cannot write {state.path}: {error.strerror or error}\n")

@@ -115,20 +115,3 @@ def map_path(path: Path, ops: list[Op]) -> Path | None:
         else:  # a replaced value: what was said about the old one no longer applies
             current = None
     return current
-
-
-def touched_paths(ops: list[Op]) -> list[Path]:
-    return [op.path for op in ops]
-
-
-def describe(op: Op) -> str:
-    where = ".".join(str(step) for step in op.path)
-    if isinstance(op, SetScalar):
-        return f"{where}: {op.value}"
-    if isinstance(op, RenameKey):
-        return f"{where} -> {op.new}"
-    if isinstance(op, Hoist):
-        return f"{where}.{op.child} -> {where}"
-    if isinstance(op, DeleteKey):
-        return f"remove {where}"
-    return f"{where}: {op.value!r}"

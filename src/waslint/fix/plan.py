@@ -69,8 +69,3 @@ class Plan:
 
     def skip(self, finding: Finding, reason: str) -> None:
         self.reasons.setdefault(id(finding), reason)
-
-    def note(self, path: str, message: str) -> None:
-        notes = self.notes.setdefault(path, [])
-        if message not in notes:
-            notes.append(message)

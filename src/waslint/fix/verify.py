@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from waslint.fix.ops import Op, map_path
+from waslint.fix.ops import Op, SetScalar, map_path
 from waslint.fix.plan import Check
 from waslint.fix.planner import dig
 from waslint.model import Path
@@ -75,8 +75,11 @@ def _known(check: Check, old_doc: Any, ops: list[Op]) -> set[Path]:
         else:
             # No schema for the old version (a kind in a version that never existed): judge the
             # original by the new version's schema.
-            new_api = next((op.value for op in ops if op.path == (*check.old_path, "apiVersion")
-                            and hasattr(op, "value")), api_version)
+            where = (*check.old_path, "apiVersion")
+            new_api = next(
+                (op.value for op in ops if isinstance(op, SetScalar) and op.path == where),
+                api_version,
+            )
             swapped = dict(old_value, apiVersion=new_api)
             issues = validate_object(TARGET, str(new_api), str(kind), swapped)
     else:

@@ -38,7 +38,8 @@ def write_atomic(path: str, data: bytes) -> None:
     """Replace `path` (the file a symlink points to) by `data`, keeping its permission bits."""
     target = os.path.realpath(path)
     folder = os.path.dirname(target) or "."
-    mode = stat.S_IMODE(os.stat(target).st_mode)
+    status = os.stat(target)
+    mode = stat.S_IMODE(status.st_mode)
     handle, temporary = tempfile.mkstemp(
         dir=folder, prefix="." + os.path.basename(target) + ".", suffix=".waslint-tmp"
     )
@@ -48,6 +49,10 @@ def write_atomic(path: str, data: bytes) -> None:
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
+        owner = (status.st_uid, status.st_gid)
+        if hasattr(os, "getuid") and owner != (os.getuid(), os.getgid()):
+            with contextlib.suppress(OSError):  # only root may give a file away
+                os.chown(temporary, status.st_uid, status.st_gid)
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
