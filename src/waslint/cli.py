@@ -222,7 +222,8 @@ def _cluster_inputs(snapshot: str | None, base: str | None, gates: str | None) -
 def fix(
     paths: PathsArgument = None,
     diff: Annotated[
-        bool, typer.Option("--diff", help="Print a unified diff of the fixes, change nothing; exit 1 if anything would change.")
+        bool,
+        typer.Option("--diff", help="Print a unified diff of the fixes, change nothing; exit 1 if anything changes."),
     ] = False,
     check: Annotated[
         bool, typer.Option("--check", help="Change nothing; exit 1 if anything would change.")
@@ -232,7 +233,9 @@ def fix(
     ] = False,
     fmt: FormatOption = "text",
     output: OutputOption = None,
-    target_version: TargetOption = None,
+    target_version: Annotated[
+        str | None, typer.Option("--target-version", help="Only 1.37, the release fix rewrites manifests for.")
+    ] = None,
     select: SelectOption = None,
     ignore: IgnoreOption = None,
     fail_on: FailOnOption = None,
