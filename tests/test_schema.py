@@ -553,7 +553,10 @@ def test_import_does_not_import_jsonschema() -> None:
         "assert 'jsonschema' not in sys.modules; "
         "assert s.has_schema('1.37', 'scheduling.k8s.io/v1beta1', 'Workload'); "
         "assert s.has_fragment('1.37', 'PodSchedulingGroup'); "
-        "assert 'jsonschema' not in sys.modules"
+        "assert 'jsonschema' not in sys.modules; "
+        "assert s.validate_object('1.37', 'scheduling.k8s.io/v1beta1', 'Workload', {'x': 1}); "
+        "assert s.validate_fragment('1.37', 'PodSchedulingGroup', {'x': 1}); "
+        "assert not {'jsonschema', 'referencing'} & set(sys.modules)"
     )
     subprocess.run(
         [sys.executable, "-c", code],
@@ -561,6 +564,172 @@ def test_import_does_not_import_jsonschema() -> None:
         env={"PYTHONPATH": str(SRC), "PATH": ""},
         cwd=REPO,
     )
+
+
+# --------------------------------------------------------------------------- compiled validator
+
+
+def _schema_files() -> list[tuple[str, str]]:
+    out = []
+    for release in ("1.35", "1.36", "1.37"):
+        index = json.loads((SCHEMAS / release / "index.json").read_text())
+        out += [(release, f) for f in (*index["kinds"].values(), *index["fragments"].values())]
+    return out
+
+
+@pytest.mark.parametrize(("release", "filename"), _schema_files(), ids=lambda v: str(v))
+def test_every_schema_file_compiles(release: str, filename: str) -> None:
+    data = json.loads((SCHEMAS / release / filename).read_text())
+    compiler = schema._Compiler(data, "t")
+    compiler.compile_root()
+    assert set(compiler.done) == set(data.get("$defs", {}))  # every definition reached, once
+    assert callable(schema._compiled(release, filename))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"type": "object", "minProperties": 1},
+        {"pattern": "^a$"},
+        {"properties": {"a": {"oneOf": [{"type": "string"}]}}},
+        {"items": True},
+        {"type": "float"},
+        {"type": []},
+        {"enum": [1]},
+        {"enum": []},
+        {"required": "a"},
+        {"additionalProperties": None},
+        {"$ref": "#/definitions/a"},
+        {"$ref": "#/$defs/missing"},
+        {"$ref": "#/$defs/a/properties/b", "$defs": {"a": {}}},
+        {"$ref": "other.json#/$defs/a", "$defs": {"a": {}}},
+    ],
+    ids=repr,
+)
+def test_compiler_rejects_keywords_outside_the_subset(raw: dict[str, Any]) -> None:
+    with pytest.raises(schema._UnsupportedSchema):
+        schema._Compiler(raw, "t").compile_root()
+
+
+def test_compiler_resolves_escaped_refs_and_recursion() -> None:
+    raw = {
+        "$ref": "#/$defs/a~1b%7E",
+        "$defs": {
+            "a/b~": {"type": "object", "properties": {"next": {"$ref": "#/$defs/a~1b%7E"}, "n": {"type": "integer"}}},
+        },
+    }
+    check = schema._Compiler(raw, "t").compile_root()
+    value = {"next": {"next": {"n": "x"}}}
+    issues = schema._run(lambda: check, value, ())
+    assert issues == [SchemaIssue(("next", "next", "n"), "next.next.n: expected integer, got string 'x'")]
+
+
+def test_additional_properties_schema_paths() -> None:
+    # like jsonschema: an int key is an index-like path element, a None key adds none
+    check = schema._Compiler({"additionalProperties": {"type": "string"}}, "t").compile_root()
+    issues = schema._run(lambda: check, {None: 1, 2: 3, "a": "ok", "b": None}, ())
+    assert issues == [
+        SchemaIssue((), "expected string, got integer 1"),
+        SchemaIssue((2,), "[2]: expected string, got integer 3"),
+        SchemaIssue(("b",), "b: expected string, got null"),
+    ]
+
+
+def test_integer_semantics() -> None:
+    path = ("spec", "podGroupTemplates", 0, "schedulingPolicy", "gang", "minCount")
+    cases: list[tuple[object, str | None]] = [
+        (4, None),
+        (4.0, None),  # integral floats are integers (JSON Schema)
+        (2**40, None),  # int32 is not range-checked
+        (-0.0, None),
+        (True, "boolean true"),
+        (4.5, "number 4.5"),
+        (float("inf"), "number inf"),
+        (float("nan"), "number nan"),
+        ("4", "string '4'"),
+        (datetime.date(2026, 1, 2), "timestamp 2026-01-02"),
+        (None, "null"),
+        ([4], "array"),
+        ((4,), "array"),
+        ({4}, "set"),
+    ]
+    for value, got in cases:
+        wl = workload_v1beta1()
+        wl["spec"]["podGroupTemplates"][0]["schedulingPolicy"]["gang"]["minCount"] = value
+        issues = validate_object("1.37", f"{SCHED}/v1beta1", "Workload", wl)
+        if got is None:
+            assert issues == [], value
+        else:
+            assert issues == [SchemaIssue(path, f"{render(path)}: expected integer, got {got}")], value
+
+
+def render(path: tuple[str | int, ...]) -> str:
+    return schema.render_path(path)
+
+
+def test_enum_and_type_errors_both_reported() -> None:
+    issues = validate_object("1.37", f"{SCHED}/v1beta1", "Workload", {"apiVersion": 1, "kind": None, "spec": {}})
+    assert issues == [
+        SchemaIssue(("apiVersion",), "apiVersion: expected 'scheduling.k8s.io/v1beta1', got integer 1"),
+        SchemaIssue(("apiVersion",), "apiVersion: expected string, got integer 1"),
+        SchemaIssue(("kind",), "kind: expected 'Workload', got null"),  # null is typed fine
+    ]
+
+
+def _nested_templates(levels: int) -> dict[str, Any]:
+    deep: dict[str, Any] = {"name": "c", "schedulingPolicy": {"basic": {}}}
+    cur = deep
+    for _ in range(levels):
+        nxt: dict[str, Any] = {"name": "c", "schedulingPolicy": {"basic": {}}}
+        cur["compositePodGroupTemplates"] = [nxt]
+        cur = nxt
+    return {"spec": {"compositePodGroupTemplates": [deep]}}
+
+
+def test_depth_limit_is_exact() -> None:
+    # the innermost schedulingPolicy.basic sits at a path of 5 + 2 * levels elements;
+    # containers at a path of _MAX_DEPTH elements or more are not descended into
+    assert schema._MAX_DEPTH == 256
+    ok = _nested_templates(125)  # deepest container path: 255 elements
+    assert validate_object("1.37", f"{SCHED}/v1beta1", "Workload", ok) == []
+    ok["spec"]["compositePodGroupTemplates"][0]["name"] = 1
+    assert paths(validate_object("1.37", f"{SCHED}/v1beta1", "Workload", ok)) == [
+        ("spec", "compositePodGroupTemplates", 0, "name")
+    ]
+    too_deep = _nested_templates(126)  # schedulingPolicy of the innermost template: 256
+    too_deep["bogus"] = 1  # other issues are dropped: the result is the single too-deep issue
+    assert validate_object("1.37", f"{SCHED}/v1beta1", "Workload", too_deep) == [
+        SchemaIssue((), "value is nested too deeply to validate")
+    ]
+
+
+def test_deep_value_that_is_not_descended_into() -> None:
+    # a value that is only type-checked is not walked, however deep (or cyclic) it is
+    deep: list[Any] = []
+    for _ in range(5000):
+        deep = [deep]
+    cyclic: list[Any] = []
+    cyclic.append(cyclic)
+    for value in (deep, cyclic):
+        wl = workload_v1beta1()
+        wl["spec"]["podGroupTemplates"][0]["name"] = value
+        assert validate_object("1.37", f"{SCHED}/v1beta1", "Workload", wl) == [
+            SchemaIssue(
+                ("spec", "podGroupTemplates", 0, "name"),
+                "spec.podGroupTemplates[0].name: expected string, got array",
+            )
+        ]
+
+
+def test_deep_caller_stack_still_gives_an_issue() -> None:
+    def nested(depth: int) -> list[SchemaIssue]:
+        if depth:
+            return nested(depth - 1)
+        return validate_object("1.37", f"{SCHED}/v1beta1", "Workload", _nested_templates(120))
+
+    limit = sys.getrecursionlimit()
+    issues = nested(limit - 250)
+    assert issues == [SchemaIssue((), "value is nested too deeply to validate")]
 
 
 # --------------------------------------------------------------------------- robustness

@@ -6,12 +6,13 @@ release folder has an ``index.json`` mapping ``group/version/Kind`` and
 fragment names to schema files.
 
 * :func:`has_schema` / :func:`has_fragment` only read the small index: they are
-  cheap and never import :mod:`jsonschema`.
-* :func:`validate_object` / :func:`validate_fragment` import :mod:`jsonschema`
-  lazily, compile one validator per schema file (cached), and turn every
-  validation error into a :class:`SchemaIssue` whose ``path`` points *at* the
-  offending field.  They never raise on odd input (any value YAML can produce,
-  including cyclic or absurdly deep structures); problems become issues.
+  cheap.
+* :func:`validate_object` / :func:`validate_fragment` compile each schema file
+  once (on first use) into a tree of small Python closures (see "compiler"
+  below; no third-party validator is imported) and report every violation as a
+  :class:`SchemaIssue` whose ``path`` points *at* the offending field.  They
+  never raise on odd input (any value YAML can produce, including cyclic or
+  absurdly deep structures); problems become issues.
 
 Validation is deliberately a little looser than the apiserver's decoder in two
 places: ``int32``/``int64`` formats are not range-checked (just "integer"), and
@@ -25,8 +26,9 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+import numbers
 import re
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -69,6 +71,11 @@ def _release_dir(release: str) -> str | None:
     """``"1.37"``, ``"v1.37"``, ``"1.37.2"`` -> ``"1.37"``; None for anything else."""
     if not isinstance(release, str):
         return None
+    return _parse_release(release)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_release(release: str) -> str | None:
     match = _RELEASE_RE.match(release.strip())
     return f"{match.group(1)}.{match.group(2)}" if match else None
 
@@ -133,6 +140,64 @@ def schema_kinds(release: str) -> list[tuple[str, str]]:
 
 
 # --------------------------------------------------------------------------- validation
+#
+# Each schema file compiles once (on first use) into a tree of closures with the
+# signature ``check(value, path, out)``: ``path`` is the JSON path of ``value``
+# (``base_path`` included) and ``out`` collects the issues.  A ``$defs`` entry is
+# compiled when a ``$ref`` first reaches it, once per file; a ``$ref`` back into a
+# definition that is still being compiled (recursive types such as
+# ``CompositePodGroupTemplate``) becomes a small trampoline resolved at call time.
+#
+# The compiler accepts exactly the keywords the generated schemas use and
+# rejects anything else, so a generator change cannot silently weaken
+# validation:
+#
+# * ``type`` (a name or a list of names), ``enum`` (strings), ``properties``,
+#   ``additionalProperties`` (a boolean or a schema), ``required``, ``items`` (a
+#   schema) and ``$ref`` (``#/$defs/<name>``) validate, with Draft 2020-12
+#   semantics: ``integer`` accepts ints (not bools) and integral floats, ``string``
+#   also accepts ``datetime``/``date`` values, ``object`` is ``dict`` and
+#   ``array`` is ``list``;
+# * ``format`` (int32, int64, date-time: never checked), ``title``, ``$schema``,
+#   ``$defs``, ``description``, ``default``, ``examples``, ``$comment`` and
+#   ``x-*`` extensions are annotations and ignored.
+
+_Check = Callable[[object, JsonPath, list[SchemaIssue]], None]
+
+_MAX_DEPTH = 256
+"""A dict or list whose path (``base_path`` included) has this many elements or
+more is not descended into: the validation then yields just the single "nested
+too deeply" issue.  Cyclic values are infinitely deep.  (Values that are only
+type-checked, such as a list where a string belongs, are never walked.)"""
+
+_TOO_DEEP = "value is nested too deeply to validate"
+
+_REF_PREFIX = "#/$defs/"
+_IGNORED_KEYWORDS = frozenset(
+    {"$schema", "$comment", "$defs", "title", "description", "default", "examples", "format"}
+)
+_VALIDATING_KEYWORDS = frozenset(
+    {"type", "enum", "properties", "additionalProperties", "required", "items", "$ref"}
+)
+_OBJECT_KEYWORDS = ("properties", "additionalProperties", "required")
+# JSON type name -> the classes that satisfy it ("integer"/"number" need a predicate).
+_TYPE_CLASSES: dict[str, tuple[type, ...]] = {
+    "string": (str, datetime.date),  # YAML timestamps are strings to Kubernetes
+    "object": (dict,),
+    "array": (list,),
+    "null": (type(None),),
+    "boolean": (bool,),
+    "integer": (),
+    "number": (),
+}
+
+
+class _TooDeep(Exception):
+    """Raised by a container check whose path has :data:`_MAX_DEPTH` elements or more."""
+
+
+class _UnsupportedSchema(ValueError):
+    """A schema uses a keyword or form outside the subset the compiler handles."""
 
 
 @functools.cache
@@ -143,22 +208,15 @@ def _schema(release_dir: str, filename: str) -> dict[str, Any]:
     return data
 
 
-def _is_string(checker: Any, instance: object) -> bool:
-    # YAML timestamps become strings in Kubernetes' YAML-to-JSON conversion.
-    return isinstance(instance, str | datetime.date)
+def _title(located: tuple[str, str]) -> str:
+    return str(_schema(*located).get("title", located[1]))
 
 
 @functools.cache
-def _validator(release_dir: str, filename: str) -> Any:
-    """A compiled Draft 2020-12 validator for one schema file (no format checking)."""
-    import jsonschema  # type: ignore[import-untyped, unused-ignore]
-    from jsonschema import validators  # type: ignore[import-untyped, unused-ignore]
-
-    base: Any = jsonschema.Draft202012Validator
-    cls: Any = validators.extend(
-        base, type_checker=base.TYPE_CHECKER.redefine("string", _is_string)
-    )
-    return cls(_schema(release_dir, filename))
+def _compiled(release_dir: str, filename: str) -> _Check:
+    """The compiled check for one schema file (compiled on first use, then cached)."""
+    located = (release_dir, filename)
+    return _Compiler(_schema(*located), _title(located)).compile_root()
 
 
 def validate_object(release: str, api_version: str, kind: str, obj: object) -> list[SchemaIssue]:
@@ -172,7 +230,7 @@ def validate_object(release: str, api_version: str, kind: str, obj: object) -> l
     located = _kind_file(release, api_version, kind)
     if located is None:
         return [SchemaIssue((), f"no schema for {api_version} {kind} in Kubernetes {release}")]
-    return _validate(located, obj, ())
+    return _run(lambda: _compiled(*located), obj, ())
 
 
 def validate_fragment(
@@ -189,59 +247,312 @@ def validate_fragment(
     located = _fragment_file(release, fragment)
     if located is None:
         return [SchemaIssue(base, f"no schema for fragment {fragment} in Kubernetes {release}")]
-    return _validate(located, value, base)
+    return _run(lambda: _compiled(*located), value, base)
 
 
-def _validate(located: tuple[str, str], value: object, base: JsonPath) -> list[SchemaIssue]:
-    issues: set[SchemaIssue] = set()
-    title = str(_schema(*located).get("title", located[1]))
+def _run(get_check: Callable[[], _Check], value: object, base: JsonPath) -> list[SchemaIssue]:
+    """Apply a compiled check; never raises (problems become a single root issue)."""
+    out: list[SchemaIssue] = []
     try:
-        validator = _validator(*located)
-        for error in validator.iter_errors(value):
-            issues.update(_issues_for(error, base, title))
-    except RecursionError:
-        issues.add(SchemaIssue(base, _prefixed(base, "value is nested too deeply to validate")))
+        get_check()(value, base, out)
+    except (_TooDeep, RecursionError):
+        return [SchemaIssue(base, _prefixed(base, _TOO_DEEP))]
     except Exception as exc:  # never let odd input escape as an exception
-        issues.add(SchemaIssue(base, _prefixed(base, f"could not validate ({type(exc).__name__})")))
-    return sorted(issues, key=lambda issue: (_sort_key(issue.path), issue.message))
+        return [SchemaIssue(base, _prefixed(base, f"could not validate ({type(exc).__name__})"))]
+    if not out:
+        return out
+    return sorted(set(out), key=lambda issue: (_sort_key(issue.path), issue.message))
+
+
+# --------------------------------------------------------------------------- compiler
+
+
+class _Compiler:
+    """Compiles one schema document (its root and, on demand, its ``$defs``)."""
+
+    def __init__(self, root: dict[str, Any], title: str) -> None:
+        self.root = root
+        defs = root.get("$defs", {})
+        if not isinstance(defs, dict):
+            raise _UnsupportedSchema("$defs must be an object")
+        self.defs: dict[str, Any] = defs
+        self.title = title
+        self.done: dict[str, _Check] = {}
+        self.pending: set[str] = set()
+
+    def compile_root(self) -> _Check:
+        return self.node(self.root, "#")
+
+    # -- $ref
+
+    def ref(self, ref: object, where: str) -> _Check:
+        if not isinstance(ref, str) or not ref.startswith(_REF_PREFIX):
+            raise _UnsupportedSchema(f"{where}: unsupported $ref {ref!r}")
+        name = ref[len(_REF_PREFIX) :]
+        if "%" in name:
+            from urllib.parse import unquote
+
+            name = unquote(name)
+        if "/" in name:
+            raise _UnsupportedSchema(f"{where}: unsupported $ref {ref!r}")
+        name = name.replace("~1", "/").replace("~0", "~")
+        if name not in self.defs:
+            raise _UnsupportedSchema(f"{where}: unresolvable $ref {ref!r}")
+        done = self.done.get(name)
+        if done is not None:
+            return done
+        if name in self.pending:  # recursion: bind late, the definition is being compiled
+            table = self.done
+
+            def late(value: object, path: JsonPath, out: list[SchemaIssue]) -> None:
+                table[name](value, path, out)
+
+            return late
+        self.pending.add(name)
+        check = self.node(self.defs[name], f"{_REF_PREFIX}{name}")
+        self.pending.discard(name)
+        self.done[name] = check
+        return check
+
+    # -- one schema node
+
+    def node(self, schema: object, where: str) -> _Check:
+        if not isinstance(schema, dict):
+            raise _UnsupportedSchema(f"{where}: schema must be an object, got {schema!r}")
+        for keyword in schema:
+            if not isinstance(keyword, str) or not (
+                keyword in _VALIDATING_KEYWORDS
+                or keyword in _IGNORED_KEYWORDS
+                or keyword.startswith("x-")
+            ):
+                raise _UnsupportedSchema(f"{where}: unsupported keyword {keyword!r}")
+
+        types = _type_names(schema["type"], where) if "type" in schema else None
+        parts: list[_Check] = []
+        type_done = types is None
+        if any(k in schema for k in _OBJECT_KEYWORDS):
+            # an object check folds in the type check when dicts satisfy the type
+            fold = types is not None and "object" in types
+            parts.append(self.object_part(schema, types if fold else None, where))
+            type_done = type_done or fold
+        if "items" in schema:
+            fold = not type_done and types is not None and "array" in types
+            items = self.node(schema["items"], f"{where}/items")
+            parts.append(_array_check(items, types if fold else None))
+            type_done = type_done or fold
+        leaf_types = None if type_done else types
+        enum = _enum_values(schema["enum"], where) if "enum" in schema else None
+        if leaf_types is not None or enum is not None:
+            parts.append(_leaf_check(leaf_types, enum))
+        if "$ref" in schema:
+            parts.append(self.ref(schema["$ref"], where))
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return _accept_all
+        return _all_of(tuple(parts))
+
+    def leaf_classes(self, schema: object) -> tuple[type, ...] | None:
+        """For a schema that only checks ``type`` (through ``$ref`` aliases too) and
+        whose types are plain classes: those classes, so that an object check can
+        accept a valid value without calling the leaf's check; otherwise None."""
+        for _ in range(len(self.defs) + 1):
+            if not isinstance(schema, dict):
+                return None
+            validating = [k for k in schema if k in _VALIDATING_KEYWORDS]
+            if validating == ["$ref"]:
+                ref = schema["$ref"]
+                name = ref[len(_REF_PREFIX) :] if isinstance(ref, str) else ""
+                schema = self.defs.get(name)
+                continue
+            if validating != ["type"]:
+                return None
+            classes, extra = _type_test(_type_names(schema["type"], "#"))
+            return classes if extra is None else None
+        return None
+
+    def object_part(self, schema: dict[str, Any], types: tuple[str, ...] | None, where: str) -> _Check:
+        properties = schema.get("properties", {})
+        if not isinstance(properties, dict) or not all(isinstance(k, str) for k in properties):
+            raise _UnsupportedSchema(f"{where}: properties must map names to schemas")
+        props = {
+            name: (self.leaf_classes(sub), self.node(sub, f"{where}/properties/{name}"))
+            for name, sub in properties.items()
+        }
+        required = schema.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise _UnsupportedSchema(f"{where}: required must be a list of names")
+        additional = schema.get("additionalProperties", True)
+        extra: _Check | None = None
+        if isinstance(additional, dict):
+            extra = self.node(additional, f"{where}/additionalProperties")
+        elif not isinstance(additional, bool):
+            raise _UnsupportedSchema(f"{where}: additionalProperties must be a boolean or schema")
+        return _object_check(props, tuple(required), additional is False, extra, types, self.title)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _type_names(value: object, where: str) -> tuple[str, ...]:
+    names = [value] if isinstance(value, str) else value
+    if (
+        not isinstance(names, list)
+        or not names
+        or not all(isinstance(n, str) and n in _TYPE_CLASSES for n in names)
+    ):
+        raise _UnsupportedSchema(f"{where}: unsupported type {value!r}")
+    return tuple(names)
+
+
+def _enum_values(value: object, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise _UnsupportedSchema(f"{where}: enum must be a non-empty list of strings")
+    return tuple(value)
+
+
+def _is_integer(value: object) -> bool:
+    """JSON Schema's ``integer``: an int that is not a bool, or an integral float."""
+    if isinstance(value, int):
+        return not isinstance(value, bool)
+    return isinstance(value, float) and value.is_integer()
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, bool)
+
+
+def _type_test(types: tuple[str, ...]) -> tuple[tuple[type, ...], Callable[[object], bool] | None]:
+    """``(classes, extra)``: a value has one of ``types`` iff it is an instance of
+    ``classes`` or ``extra`` (when not None) accepts it."""
+    classes = tuple(c for name in types for c in _TYPE_CLASSES[name])
+    if "number" in types:
+        return classes, _is_number
+    if "integer" in types:
+        return classes, _is_integer
+    return classes, None
+
+
+def _type_issue(path: JsonPath, expected: str, value: object) -> SchemaIssue:
+    return SchemaIssue(path, _prefixed(path, f"expected {expected}, got {_describe(value)}"))
+
+
+def _accept_all(value: object, path: JsonPath, out: list[SchemaIssue]) -> None:
+    return None
+
+
+def _all_of(parts: tuple[_Check, ...]) -> _Check:
+    def check(value: object, path: JsonPath, out: list[SchemaIssue]) -> None:
+        for part in parts:
+            part(value, path, out)
+
+    return check
+
+
+def _leaf_check(types: tuple[str, ...] | None, enum: tuple[str, ...] | None) -> _Check:
+    """``type`` and/or ``enum`` on a value that is not descended into."""
+    if enum is None:
+        assert types is not None
+        classes, extra = _type_test(types)
+        expected = _expected_types(list(types))
+
+        if extra is None:
+
+            def check_type(value: object, path: JsonPath, out: list[SchemaIssue]) -> None:
+                if not isinstance(value, classes):
+                    out.append(_type_issue(path, expected, value))
+
+            return check_type
+
+        def check_type_extra(value: object, path: JsonPath, out: list[SchemaIssue]) -> None:
+            if not isinstance(value, classes) and not extra(value):
+                out.append(_type_issue(path, expected, value))
+
+        return check_type_extra
+
+    allowed = frozenset(enum)
+    shown = _show(enum[0]) if len(enum) == 1 else "one of " + ", ".join(_show(v) for v in enum)
+    type_check = _leaf_check(types, None) if types is not None else None
+
+    def check_enum(value: object, path: JsonPath, out: list[SchemaIssue]) -> None:
+        if type_check is not None:
+            type_check(value, path, out)
+        if not (isinstance(value, str) and value in allowed):
+            out.append(_type_issue(path, shown, value))
+
+    return check_enum
+
+
+def _object_check(
+    props: dict[str, tuple[tuple[type, ...] | None, _Check]],
+    required: tuple[str, ...],
+    closed: bool,
+    extra: _Check | None,
+    types: tuple[str, ...] | None,
+    title: str,
+) -> _Check:
+    """``properties``/``required``/``additionalProperties`` (plus ``type`` for
+    non-dict values when ``types`` is given: the caller folds it in only when
+    ``"object"`` is one of them).  ``props`` maps a property to its check and,
+    for a plain-type leaf, the classes that satisfy it (see
+    :meth:`_Compiler.leaf_classes`)."""
+    type_check = _leaf_check(types, None) if types is not None else None
+
+    def check(value: object, path: JsonPath, out: list[SchemaIssue]) -> None:
+        if isinstance(value, dict):
+            if len(path) >= _MAX_DEPTH:
+                raise _TooDeep
+            for name in required:
+                if name not in value:
+                    out.append(_missing_issue(path, name))
+            for key, item in value.items():
+                entry = props.get(key)
+                if entry is not None:
+                    classes, sub = entry
+                    # a plain-type leaf that holds needs no call (and no path)
+                    if classes is None or not isinstance(item, classes):
+                        sub(item, (*path, key), out)
+                elif closed:
+                    out.append(_unknown_issue(path, key, title))
+                elif extra is not None:
+                    # jsonschema adds no path element for a None key; neither do we
+                    extra(item, path if key is None else (*path, _path_part(key)), out)
+        elif type_check is not None:
+            type_check(value, path, out)
+
+    return check
+
+
+def _array_check(items: _Check, types: tuple[str, ...] | None) -> _Check:
+    """``items`` (plus ``type`` for non-list values when ``types`` is given: the
+    caller folds it in only when ``"array"`` is one of them)."""
+    type_check = _leaf_check(types, None) if types is not None else None
+
+    def check(value: object, path: JsonPath, out: list[SchemaIssue]) -> None:
+        if isinstance(value, list):
+            if len(path) >= _MAX_DEPTH:
+                raise _TooDeep
+            for index, item in enumerate(value):
+                items(item, (*path, index), out)
+        elif type_check is not None:
+            type_check(value, path, out)
+
+    return check
 
 
 # --------------------------------------------------------------------------- messages
 
 
-def _issues_for(error: Any, base: JsonPath, title: str) -> Iterable[SchemaIssue]:
-    path = base + tuple(_path_part(p) for p in error.absolute_path)
-    keyword = error.validator
-    instance = error.instance
-    if keyword == "additionalProperties" and isinstance(instance, dict):
-        known = error.schema.get("properties") or {}
-        where = f"in {render_path(path)}" if path else "at top level"
-        for key in instance:
-            if key not in known:
-                yield SchemaIssue(
-                    (*path, str(key)),
-                    f"unknown field {_quote_key(key)} {where} (not in {title})",
-                )
-        return
-    if keyword == "required" and isinstance(instance, dict):
-        where = f" in {render_path(path)}" if path else ""
-        for name in error.validator_value:
-            if name not in instance:
-                yield SchemaIssue(path, f"missing required field {_quote_key(name)}{where}")
-        return
-    if keyword == "type":
-        expected = _expected_types(error.validator_value)
-        yield SchemaIssue(path, _prefixed(path, f"expected {expected}, got {_describe(instance)}"))
-        return
-    if keyword == "enum":
-        allowed = list(error.validator_value)
-        expected = _show(allowed[0]) if len(allowed) == 1 else "one of " + ", ".join(_show(v) for v in allowed)
-        yield SchemaIssue(path, _prefixed(path, f"expected {expected}, got {_describe(instance)}"))
-        return
-    text = str(error.message)
-    if len(text) > 200:
-        text = text[:197] + "..."
-    yield SchemaIssue(path, _prefixed(path, text))
+def _missing_issue(path: JsonPath, name: str) -> SchemaIssue:
+    where = f" in {render_path(path)}" if path else ""
+    return SchemaIssue(path, f"missing required field {_quote_key(name)}{where}")
+
+
+def _unknown_issue(path: JsonPath, key: object, title: str) -> SchemaIssue:
+    where = f"in {render_path(path)}" if path else "at top level"
+    return SchemaIssue(
+        (*path, str(key)), f"unknown field {_quote_key(key)} {where} (not in {title})"
+    )
 
 
 def render_path(path: JsonPath) -> str:
@@ -262,7 +573,7 @@ def _prefixed(path: JsonPath, text: str) -> str:
 
 
 def _path_part(part: object) -> str | int:
-    """A jsonschema path element: an int is an array index, anything else a map key."""
+    """A map key as a path element (as jsonschema did): an int (not a bool) stays an int, anything else is str()."""
     if isinstance(part, int) and not isinstance(part, bool):
         return int(part)
     return str(part)
