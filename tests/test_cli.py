@@ -11,6 +11,7 @@ from xml.etree import ElementTree
 
 import jsonschema
 import pytest
+
 from conftest import FIXTURES, ROOT, run_cli
 
 BAD = FIXTURES / "rules" / "WAS103" / "bad.yaml"
@@ -190,7 +191,7 @@ def test_lint_of_plain_file_imports_no_heavy_library() -> None:
         assert not any(m == heavy or m.startswith(heavy + ".") for m in modules), heavy
 
 
-def test_schema_validation_imports_jsonschema_only_when_needed() -> None:
+def test_schema_validation_uses_the_compiled_validator_not_jsonschema() -> None:
     modules = _imported_modules("lint", str(GOOD))
-    assert "jsonschema" in modules
-    assert not any(m.startswith(("kubernetes", "ruamel")) for m in modules)
+    assert "waslint.schema" in modules
+    assert not any(m.startswith(("kubernetes", "ruamel", "jsonschema", "referencing")) for m in modules)

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_cli
 
+from conftest import ROOT, run_cli
 from waslint.engine import LintOptions
 from waslint.fix import edits as edits_module
 from waslint.fix.command import FixRequest, run

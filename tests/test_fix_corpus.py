@@ -16,7 +16,6 @@ from pathlib import Path
 
 import kubernetes_validate
 import pytest
-from conftest import CORPUS, lint_path, needs_corpus
 from test_fix_support import (
     changed_input_lines,
     decode,
@@ -25,6 +24,7 @@ from test_fix_support import (
     objects,
 )
 
+from conftest import CORPUS, lint_path, needs_corpus
 from waslint.fix.run import FixOptions, FixResult, fix_paths
 
 pytestmark = needs_corpus

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import FIXTURES, lint_path
 from test_fix_support import (
     changed_input_lines,
     node_lines_of_changes,
     strict_problems,
 )
 
+from conftest import FIXTURES, lint_path
 from waslint.engine import LintOptions
 from waslint.fix.run import FixOptions, FixResult, fix_paths
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import kubernetes_validate
 import yaml
-from conftest import lint_texts
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from conftest import lint_texts
 from waslint.fix.run import FixOptions
 from waslint.loader import parse_bytes
 

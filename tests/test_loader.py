@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import codes, lint_text
 
+from conftest import codes, lint_text
 from waslint import loader
 from waslint.loader import parse_bytes
 

@@ -6,10 +6,10 @@ import copy
 from typing import Any
 
 import yaml
-from conftest import lint_texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import lint_texts
 from waslint.loader import parse_bytes
 
 SEEDS: list[dict[str, Any]] = [

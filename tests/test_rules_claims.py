@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from conftest import lint_text, lint_texts
 
+from conftest import lint_text, lint_texts
 from waslint.model import Finding, Severity
 
 CLAIMS = ["WAS201", "WAS202", "WAS203", "WAS204"]

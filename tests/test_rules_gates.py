@@ -7,8 +7,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import codes, lint_text, lint_texts, run_cli
 
+from conftest import codes, lint_text, lint_texts, run_cli
 from waslint.engine import RunError
 from waslint.gates_inventory import gate_table, parse_feature_gates, parse_runtime_config
 from waslint.model import Finding

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, lint_text, lint_texts, needs_corpus, run_cli
 
+from conftest import CORPUS, lint_text, lint_texts, needs_corpus, run_cli
 from waslint.model import Finding, Severity
 from waslint.registry import get_rule
 from waslint.rules.quotas import is_extended_resource, parse_quantity

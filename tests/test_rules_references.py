@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, lint_text, lint_texts, needs_corpus, run_cli
 
+from conftest import CORPUS, lint_text, lint_texts, needs_corpus, run_cli
 from waslint.model import Finding, Severity
 from waslint.registry import get_rule
 

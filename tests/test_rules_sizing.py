@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from conftest import lint_text, lint_texts
 
+from conftest import lint_text, lint_texts
 from waslint.model import Finding, Severity
 
 SIZING = ["WAS301", "WAS302", "WAS303", "WAS304", "WAS305", "WAS306"]

@@ -9,8 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import codes, lint_path, lint_text, lint_texts, run_cli
 
+from conftest import codes, lint_path, lint_text, lint_texts, run_cli
 from waslint.engine import RunError
 from waslint.model import Finding
 from waslint.rules.structure import label_key_problem, parse_quantity
