@@ -189,3 +189,11 @@ def test_condition_name_inside_a_command_is_pointed_at_exactly() -> None:
     finding = _only(lint_text(text), "WAS106")
     line = text.splitlines()[finding.span.line - 1]
     assert line[finding.span.column - 1 : finding.span.end_column - 1] == "PodGroupScheduled"
+
+
+def test_node_trees_are_not_kept_but_positions_still_work() -> None:
+    source = parse_bytes("x.yaml", ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n" + PODGROUP_OLD).encode())
+    assert all(doc.stored_node is None for doc in source.documents)
+    span = source.documents[1].locate(("spec", "disruptionMode"))
+    assert (span.line, span.column) == (5 + 8, 3)
+    assert source.documents[0].stored_node is not None  # the file was composed once for both

@@ -89,14 +89,23 @@ class _DocumentError(Exception):
 
 @dataclass(eq=False)
 class Document:
-    file: SourceFile
+    file: SourceFile = field(repr=False)
     index: int
-    data: Any
-    node: yaml.Node | None
+    data: Any = field(repr=False)
+    stored_node: yaml.Node | None = field(repr=False)
     line_offset: int = 0
     # 1-based line range the document covers (comments above it included).
     first_line: int = 1
     last_line: int = 1
+
+    @property
+    def node(self) -> yaml.Node | None:
+        """The libyaml node tree with positions. Not kept after loading (it costs ten times the
+        data's memory); composed again, for the whole file, the first time a finding or a fix
+        asks for it. None for JSON files (see SourceFile.json_node)."""
+        if self.stored_node is None and not self.file.is_json:
+            self.stored_node = self.file.document_node(self.index)
+        return self.stored_node
 
     def locate(self, path: Path, *, key: bool = True) -> Span:
         """Span of the field at `path` (key and scalar value), or of its deepest existing parent."""
@@ -115,6 +124,16 @@ class SourceFile:
     problems: list[Problem] = field(default_factory=list)
     _json_root: yaml.Node | None = None
     _json_tried: bool = False
+    _nodes: dict[int, yaml.Node] | None = None
+
+    def document_node(self, index: int) -> yaml.Node | None:
+        """Compose the file again, keeping the node trees this time; once, on demand."""
+        if self._nodes is None:
+            again = SourceFile(self.path, self.text)
+            again._nodes = {}
+            _parse_yaml(again, keep_nodes=True)
+            self._nodes = again._nodes
+        return self._nodes.get(index)
 
     def json_node(self) -> yaml.Node | None:
         """Compose a JSON file with libyaml (JSON is YAML) to learn positions; once, on demand."""
@@ -264,7 +283,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _parse_yaml(source: SourceFile) -> None:
+def _parse_yaml(source: SourceFile, keep_nodes: bool = False) -> None:
     text = source.text
     track_aliases = "&" in text and _ALIAS.search(text) is not None
     line_offset = 0
@@ -272,7 +291,7 @@ def _parse_yaml(source: SourceFile) -> None:
     previous_end = 0
     while True:
         resume_at, index, previous_end = _parse_yaml_chunk(
-            source, text, line_offset, index, previous_end, track_aliases
+            source, text, line_offset, index, previous_end, track_aliases, keep_nodes
         )
         if resume_at is None:
             return
@@ -286,6 +305,7 @@ def _parse_yaml_chunk(
     index: int,
     previous_end: int,
     track_aliases: bool,
+    keep_nodes: bool,
 ) -> tuple[tuple[int, str] | None, int, int]:
     """Parse documents from `text` (which starts at `line_offset`) until the end or an error.
 
@@ -302,6 +322,11 @@ def _parse_yaml_chunk(
             first = previous_end + 1
             end_line = line_offset + node.end_mark.line + (0 if node.end_mark.column == 0 else 1)
             last = max(end_line, line_offset + node.start_mark.line + 1)
+            if keep_nodes and source._nodes is not None:  # positions only: no conversion
+                source._nodes[index] = node
+                previous_end = last
+                index += 1
+                continue
             try:
                 data = Converter(track_aliases).convert(node)
             except _DocumentError as err:
@@ -309,7 +334,7 @@ def _parse_yaml_chunk(
                 source.problems.append(Problem(err.message, line, column, index))
             else:
                 if data is not None:
-                    doc = Document(source, index, data, node, line_offset, first, last)
+                    doc = Document(source, index, data, None, line_offset, first, last)
                     source.documents.append(doc)
             previous_end = last
             index += 1
