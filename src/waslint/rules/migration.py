@@ -354,11 +354,18 @@ spec:
             group = as_str(reference.get("podGroup")) or "<podGroup>"
             replica = as_str(reference.get("podGroupReplicaKey"))
             replica_note = f", replica key {replica!r}" if replica else ""
+            # The fix copies the template's policy into the new PodGroup: it needs the Workload.
+            known = ctx.index.get(SCHEDULING, "Workload", obj.namespace, workload) is not None
+            advice = (
+                "(`waslint fix --unsafe-fixes` does both)" if known
+                else "(`waslint fix --unsafe-fixes` does both when the Workload's manifest is linted with it)"
+            )
             yield self.hit(
                 obj, (*template.path, "workloadRef"),
                 f"spec.workloadRef (1.35) was removed in 1.36: create a PodGroup for Workload"
                 f" {workload!r} template {group!r}{replica_note} and set"
-                " spec.schedulingGroup.podGroupName to its name (`waslint fix --unsafe-fixes` does both)",
+                f" spec.schedulingGroup.podGroupName to its name {advice}",
+                fixable=known,
             )
 
 
