@@ -177,6 +177,8 @@ def _walk(top: str, patterns: list[str]) -> Iterator[str]:
         )
         for name in sorted(names):
             full = os.path.join(root, name)
+            if top == "." and full.startswith("./"):
+                full = full[2:]  # `waslint lint` in a repo: paths as git and editors show them
             if name.endswith(MANIFEST_SUFFIXES) and not is_excluded(full, patterns):
                 yield full
 
