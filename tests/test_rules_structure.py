@@ -510,7 +510,7 @@ def test_was604_new_file_relative_path_and_subfolder(repo: Path, monkeypatch: py
     (repo / "deploy/new.yaml").write_text(BASE_WORKLOAD.replace("training", "fresh"))
     monkeypatch.chdir(repo / "deploy")
     found = _was604(".", ref="main")
-    assert [(f.path, f.field_path[-1]) for f in found] == [("./wl.yaml", "priorityClassName")]
+    assert [(f.path, f.field_path[-1]) for f in found] == [("wl.yaml", "priorityClassName")]
 
 
 def test_was604_v1alpha2_whole_list(repo: Path) -> None:
