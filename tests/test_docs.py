@@ -26,3 +26,15 @@ def test_rule_docs_are_complete(rule) -> None:  # type: ignore[no-untyped-def]
         assert text and text.strip()
     if rule.code not in ("WAS000",):
         assert rule.use_instead.strip()
+
+
+def test_readme_quickstart_output_is_what_lint_prints() -> None:
+    from conftest import run_cli
+
+    readme = (ROOT / "README.md").read_text()
+    result = run_cli("lint", "fixtures/demo", cwd=ROOT, env={"NO_COLOR": "1"})
+    assert result.returncode == 1
+    summary = result.stdout.strip().splitlines()[-1]
+    assert summary in readme
+    first_rule_line = next(line for line in readme.splitlines() if line.startswith("  31:5  error   WAS201"))
+    assert first_rule_line.removesuffix(" ...").rstrip(".") in result.stdout
