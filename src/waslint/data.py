@@ -63,10 +63,6 @@ def lifecycle_entry(group: str, version: str, kind: str) -> ApiVersionEntry | No
     return None
 
 
-def tracked_kinds() -> frozenset[tuple[str, str]]:
-    return frozenset((entry.group, entry.kind) for entry in api_lifecycle())
-
-
 _STAGE_RANK = {"alpha": 0, "beta": 1, "ga": 2}
 
 

@@ -56,10 +56,6 @@ class ObjectIndex:
         """Pod templates (bare Pods included) whose spec.schedulingGroup.podGroupName names a PodGroup."""
         return self._member_map().get((namespace, pod_group), [])
 
-    def member_templates(self) -> dict[tuple[str, str], list[PodTemplate]]:
-        """(namespace, podGroupName) -> member pod templates, for every group named in the set."""
-        return self._member_map()
-
     def _member_map(self) -> dict[tuple[str, str], list[PodTemplate]]:
         if self._members is None:
             members: dict[tuple[str, str], list[PodTemplate]] = defaultdict(list)

@@ -95,10 +95,6 @@ class KObject:
     def is_namespaced_guess(self) -> bool:
         return self.kind not in _CLUSTER_SCOPED
 
-    @property
-    def is_was(self) -> bool:
-        return self.group == SCHEDULING and self.kind in WAS_KINDS
-
     def full_path(self, path: Path) -> Path:
         return self.base_path + path
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
 
-from waslint.kube import KObject, as_map, as_str, objects_of
+from waslint.kube import KObject, objects_of
 from waslint.loader import discover, read_source
 
 USED_KINDS = {
@@ -38,12 +37,6 @@ class Snapshot:
     topologies: list[KObject] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def priority_class_names(self) -> set[str]:
-        return {obj.name for obj in self.priority_classes if obj.name}
-
-    def node_labels(self) -> list[dict[str, Any]]:
-        return [as_map(node.metadata.get("labels")) for node in self.nodes]
-
     def summary(self) -> dict[str, int]:
         return {attribute: len(getattr(self, attribute)) for attribute in USED_KINDS.values()}
 
@@ -69,6 +62,3 @@ def load_snapshot(path: str) -> Snapshot:
         raise SnapshotError(f"snapshot {path}: no readable Kubernetes List in it{detail}")
     return snapshot
 
-
-def node_name(node: KObject) -> str:
-    return as_str(node.metadata.get("name")) or "<unnamed>"

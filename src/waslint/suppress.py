@@ -84,9 +84,6 @@ class SuppressionSet:
                 return item
         return None
 
-    def for_source(self, source: SourceFile) -> list[Suppression]:
-        return self.by_file.get(id(source), [])
-
 
 def _parse_codes(text: str) -> tuple[str, ...]:
     codes = tuple(part.strip().upper() for part in text.split(",") if part.strip())
