@@ -10,8 +10,9 @@ import pytest
 
 from conftest import CORPUS, lint_text, lint_texts, needs_corpus, run_cli
 from waslint.model import Finding, Severity
+from waslint.quantity import parse_quantity
 from waslint.registry import get_rule
-from waslint.rules.quotas import is_extended_resource, parse_quantity
+from waslint.rules.quotas import is_extended_resource
 
 
 def only(code: str, findings: list[Finding]) -> list[Finding]:

@@ -13,7 +13,8 @@ import pytest
 from conftest import codes, lint_path, lint_text, lint_texts, run_cli
 from waslint.engine import RunError
 from waslint.model import Finding
-from waslint.rules.structure import label_key_problem, parse_quantity
+from waslint.quantity import parse_quantity
+from waslint.rules.structure import label_key_problem
 
 
 def only(findings: list[Finding], code: str) -> list[Finding]:

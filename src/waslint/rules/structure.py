@@ -28,6 +28,7 @@ from waslint.kube import (
     workload_templates,
 )
 from waslint.model import Path, Severity
+from waslint.quantity import parse_quantity
 from waslint.registry import Hit, Rule, register
 
 MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates, per list
@@ -516,9 +517,10 @@ def pod_requests(spec: dict[str, Any]) -> dict[str, float]:
         wanted = dict(as_map(resources.get("limits")))
         wanted.update(as_map(resources.get("requests")))
         for name, raw in wanted.items():
-            value = parse_quantity(raw)
-            if value is None or value <= 0:
+            quantity = parse_quantity(raw)
+            if quantity is None or quantity <= 0:
                 continue
+            value = float(quantity)
             if list_name == "initContainers":
                 init[name] = max(init.get(name, 0.0), value)
             else:
@@ -532,54 +534,16 @@ def _pods_per_node(node: KObject, requests: dict[str, float]) -> int:
     allocatable = as_map(dig(node.data, "status", "allocatable"))
     fits: list[int] = []
     for name, wanted in requests.items():
-        have = parse_quantity(allocatable.get(name))
-        if have is None:
+        quantity = parse_quantity(allocatable.get(name))
+        if quantity is None:
             if name in ("cpu", "memory", "ephemeral-storage"):
                 continue  # not recorded in the snapshot: do not guess
             return 0  # an extended resource the node does not have
-        fits.append(int(have // wanted))
+        fits.append(int(float(quantity) // wanted))
     pods = parse_quantity(allocatable.get("pods"))
     if pods is not None:
         fits.append(int(pods))
     return min(fits) if fits else 1
-
-
-_SUFFIXES = {
-    "n": 1e-9,
-    "u": 1e-6,
-    "m": 1e-3,
-    "": 1.0,
-    "k": 1e3,
-    "M": 1e6,
-    "G": 1e9,
-    "T": 1e12,
-    "P": 1e15,
-    "E": 1e18,
-    "Ki": 2.0**10,
-    "Mi": 2.0**20,
-    "Gi": 2.0**30,
-    "Ti": 2.0**40,
-    "Pi": 2.0**50,
-    "Ei": 2.0**60,
-}
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$")
-
-
-def parse_quantity(raw: Any) -> float | None:
-    """A Kubernetes resource quantity (`500m`, `4Gi`, `8`, `1e3`) as a number; None if it is not one."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, (int, float)):
-        return float(raw)
-    if not isinstance(raw, str):
-        return None
-    match = _QUANTITY.match(raw.strip())
-    if match is None:
-        return None
-    try:
-        return float(match.group(1)) * _SUFFIXES[match.group(2) or ""]
-    except ValueError:
-        return None
 
 
 # --------------------------------------------------------------------------- WAS604
