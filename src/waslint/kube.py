@@ -200,11 +200,9 @@ def pod_templates(obj: KObject) -> list[PodTemplate]:
         template = obj.data if obj.kind == "PodTemplate" else obj.spec
         base: Path = () if obj.kind == "PodTemplate" else ("spec",)
         return _template(obj, (*base, "template"), as_map(template.get("template")), None, "template")
-    if key == ("batch", "Job"):
-        return _job_templates(obj, ("spec",), obj.spec)
-    if key == ("batch", "CronJob"):
-        job_spec = as_map(dig(obj.spec, "jobTemplate", "spec"))
-        return _job_templates(obj, ("spec", "jobTemplate", "spec"), job_spec)
+    if key in JOB_KINDS:
+        job = job_spec(obj)
+        return _job_templates(obj, *job) if job is not None else []
     if key == ("jobset.x-k8s.io", "JobSet"):
         return _jobset_templates(obj)
     if key == ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"):
@@ -219,6 +217,47 @@ def _template(obj: KObject, path: Path, template: dict[str, Any], replicas: int 
     if not isinstance(spec, dict):
         return []
     return [PodTemplate(obj, (*path, "spec"), spec, as_map(template.get("metadata")), replicas, role)]
+
+
+JOB_KINDS = frozenset({("batch", "Job"), ("batch", "CronJob")})
+
+
+def job_spec(obj: KObject) -> tuple[Path, dict[str, Any]] | None:
+    """(path, JobSpec) of a Job, or of a CronJob's jobTemplate; None for other kinds."""
+    if (obj.group, obj.kind) == ("batch", "Job"):
+        return ("spec",), obj.spec
+    if (obj.group, obj.kind) == ("batch", "CronJob"):
+        spec = dig(obj.spec, "jobTemplate", "spec")
+        return (("spec", "jobTemplate", "spec"), spec) if isinstance(spec, dict) else None
+    return None
+
+
+def job_scheduling(obj: KObject) -> tuple[Path, dict[str, Any]] | None:
+    """(path, mapping) of a Job's or CronJob jobTemplate's `spec.scheduling`, if it is a mapping."""
+    job = job_spec(obj)
+    if job is None:
+        return None
+    scheduling = job[1].get("scheduling")
+    return ((*job[0], "scheduling"), scheduling) if isinstance(scheduling, dict) else None
+
+
+def one_of(value: Any, members: tuple[str, ...]) -> str | None:
+    """The one member of a union that is set (a null member counts as unset); None otherwise."""
+    mapping = as_map(value)
+    present = [member for member in members if mapping.get(member) is not None]
+    return present[0] if len(present) == 1 else None
+
+
+def policy_variant(policy: Any) -> str | None:
+    """'basic' or 'gang' when exactly one is set, else None."""
+    return one_of(policy, ("basic", "gang"))
+
+
+def disruption_mode(value: Any) -> str | None:
+    """'all' / 'single' for the 1.37 object form and the 1.36 strings; None when unset or unknown."""
+    if isinstance(value, str):
+        return {"Pod": "single", "PodGroup": "all"}.get(value)
+    return one_of(value, ("single", "all")) if isinstance(value, dict) else None
 
 
 def job_parallelism(job_spec: dict[str, Any]) -> int:
@@ -316,14 +355,8 @@ def group_policy_holders(obj: KObject) -> list[tuple[Path, dict[str, Any]]]:
         return [(template.path, template.data) for template in workload_templates(obj)]
     if obj.group == SCHEDULING and obj.kind in ("PodGroup", "CompositePodGroup"):
         return [(("spec",), obj.spec)]
-    if obj.group == "batch" and obj.kind == "Job":
-        scheduling = obj.spec.get("scheduling")
-        return [(("spec", "scheduling"), scheduling)] if isinstance(scheduling, dict) else []
-    if obj.group == "batch" and obj.kind == "CronJob":
-        scheduling = dig(obj.spec, "jobTemplate", "spec", "scheduling")
-        if isinstance(scheduling, dict):
-            return [(("spec", "jobTemplate", "spec", "scheduling"), scheduling)]
-    return []
+    scheduling = job_scheduling(obj)
+    return [scheduling] if scheduling is not None else []
 
 
 POD_TEMPLATE_KINDS = frozenset(

@@ -17,6 +17,7 @@ from typing import Any
 
 from waslint.context import Context
 from waslint.kube import (
+    JOB_KINDS,
     POD_TEMPLATE_KINDS,
     SCHEDULING,
     KObject,
@@ -26,6 +27,7 @@ from waslint.kube import (
     as_str,
     dig,
     group_policy_holders,
+    job_scheduling,
     pod_templates,
 )
 from waslint.model import Path, Severity
@@ -33,7 +35,6 @@ from waslint.registry import Hit, Rule, register
 
 RESOURCE = "resource.k8s.io"
 MAX_GROUP_CLAIMS = 4
-JOB_KINDS = frozenset({("batch", "Job"), ("batch", "CronJob")})
 GROUP_CLAIM_KINDS = frozenset({(SCHEDULING, "Workload"), (SCHEDULING, "PodGroup")}) | JOB_KINDS
 SOURCE_FIELDS = ("resourceClaimName", "resourceClaimTemplateName")
 
@@ -138,14 +139,6 @@ def distinct_members(templates: Iterable[PodTemplate], near: KObject) -> list[Po
         identity = (owner.group, owner.kind, owner.namespace, name, template.path)
         chosen.setdefault(identity, template)
     return list(chosen.values())
-
-
-def job_scheduling(obj: KObject) -> tuple[Path, dict[str, Any]] | None:
-    """(path, mapping) of a Job's or CronJob jobTemplate's `spec.scheduling`, if it is a mapping."""
-    if (obj.group, obj.kind) not in JOB_KINDS:
-        return None
-    holders = group_policy_holders(obj)
-    return holders[0] if holders else None
 
 
 def group_of(template: PodTemplate, ctx: Context) -> Group | None:

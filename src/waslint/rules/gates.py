@@ -37,6 +37,7 @@ from waslint.kube import (
     as_list,
     dig,
     group_policy_holders,
+    job_scheduling,
     pod_templates,
 )
 from waslint.model import Path, Severity, Span
@@ -266,12 +267,9 @@ def object_needs(obj: KObject, target: str) -> list[Need]:
             needs.append(Need(("spec", "compositePodGroupTemplates"), "compositePodGroupTemplates", _COMPOSITE_GATES))
         if obj.kind == "PodGroup" and obj.spec.get("parentCompositePodGroupName") is not None:
             needs.append(Need(("spec", "parentCompositePodGroupName"), "parentCompositePodGroupName", _COMPOSITE_GATES))
-    if obj.group == "batch" and at_least >= (1, 37):
-        scheduling_path: Path = (
-            ("spec", "scheduling") if obj.kind == "Job" else ("spec", "jobTemplate", "spec", "scheduling")
-        )
-        if isinstance(dig(obj.data, *scheduling_path), dict):
-            needs.append(Need(scheduling_path, "Job spec.scheduling", ("WorkloadWithJob",)))
+    scheduling = job_scheduling(obj)
+    if scheduling is not None and at_least >= (1, 37):
+        needs.append(Need(scheduling[0], "Job spec.scheduling", ("WorkloadWithJob",)))
     for path, holder in group_policy_holders(obj):
         if at_least >= (1, 36) and as_list(dig(holder, "schedulingConstraints", "topology")):
             needs.append(
@@ -426,18 +424,17 @@ spec:
         wanted: list[tuple[Path, str, str, str]] = []  # path, group, version, why
         if (obj.group, obj.kind) in _WAS_OBJECTS:
             wanted.append((("apiVersion",), obj.group, obj.version, f"{obj.api_version} {obj.kind}"))
-        if obj.group == "batch" and release_key(ctx.target) >= (1, 37):
-            path: Path = ("spec", "scheduling") if obj.kind == "Job" else ("spec", "jobTemplate", "spec", "scheduling")
-            if isinstance(dig(obj.data, *path), dict):
-                wanted.append(
-                    (
-                        path,
-                        SCHEDULING,
-                        "v1alpha3",
-                        "Job spec.scheduling (the Job controller writes its Workload and PodGroup as"
-                        " scheduling.k8s.io/v1alpha3)",
-                    )
+        scheduling = job_scheduling(obj)
+        if scheduling is not None and release_key(ctx.target) >= (1, 37):
+            wanted.append(
+                (
+                    scheduling[0],
+                    SCHEDULING,
+                    "v1alpha3",
+                    "Job spec.scheduling (the Job controller writes its Workload and PodGroup as"
+                    " scheduling.k8s.io/v1alpha3)",
                 )
+            )
         for path, group, version, what in wanted:
             entry = lifecycle_entry(group, version, "Workload") or lifecycle_entry(group, version, obj.kind)
             if entry is None or not entry.served_in(ctx.target):

@@ -6,7 +6,15 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from waslint.context import Context
-from waslint.kube import POD_TEMPLATE_KINDS, SCHEDULING, KObject, dig, pod_templates
+from waslint.kube import (
+    JOB_KINDS,
+    POD_TEMPLATE_KINDS,
+    SCHEDULING,
+    KObject,
+    dig,
+    job_spec,
+    pod_templates,
+)
 from waslint.model import Path, Severity
 from waslint.registry import Hit, Rule, register
 
@@ -63,7 +71,6 @@ metadata:
 """
 
 
-_JOB_KINDS = frozenset({("batch", "Job"), ("batch", "CronJob")})
 
 
 @register
@@ -118,17 +125,18 @@ spec:
                     if not _explained_elsewhere(obj.data, issue.path):
                         yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}: {issue.message}")
             return
-        if (obj.group, obj.kind) in _JOB_KINDS:
+        if (obj.group, obj.kind) in JOB_KINDS:
             yield from self._job_scheduling(obj, ctx)
         yield from self._pod_fields(obj, ctx)
 
     def _job_scheduling(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
         from waslint import schema
 
-        path: Path = ("spec", "scheduling") if obj.kind == "Job" else ("spec", "jobTemplate", "spec", "scheduling")
-        value = dig(obj.data, *path)
-        if value is None:
+        job = job_spec(obj)
+        value = job[1].get("scheduling") if job is not None else None
+        if job is None or value is None:
             return
+        path: Path = (*job[0], "scheduling")
         if not schema.has_fragment(ctx.target, "JobSchedulingConfiguration"):
             yield self.hit(
                 obj, path,

@@ -20,6 +20,7 @@ from waslint.context import Context
 from waslint.data import lifecycle_entry
 from waslint.index import ObjectIndex
 from waslint.kube import (
+    JOB_KINDS,
     POD_TEMPLATE_KINDS,
     SCHEDULING,
     KObject,
@@ -28,6 +29,7 @@ from waslint.kube import (
     as_map,
     as_str,
     dig,
+    job_scheduling,
     pod_templates,
     workload_templates,
 )
@@ -38,7 +40,6 @@ PODGROUP = (SCHEDULING, "PodGroup")
 COMPOSITE = (SCHEDULING, "CompositePodGroup")
 WORKLOAD = (SCHEDULING, "Workload")
 PRIORITY_CLASS = (SCHEDULING, "PriorityClass")
-JOB_KINDS = frozenset({("batch", "Job"), ("batch", "CronJob")})
 
 GROUP_TEMPLATE_ANNOTATION = "scheduling.k8s.io/group-template-name"
 
@@ -606,12 +607,10 @@ spec:
 
 
 def _job_gang_path(obj: KObject) -> Path | None:
-    if obj.group != "batch" or obj.kind not in ("Job", "CronJob"):
+    scheduling = job_scheduling(obj)
+    if scheduling is None or dig(scheduling[1], "schedulingPolicy", "gang") is None:
         return None
-    base: Path = ("spec",) if obj.kind == "Job" else ("spec", "jobTemplate", "spec")
-    if dig(obj.data, *base, "scheduling", "schedulingPolicy", "gang") is None:
-        return None
-    return (*base, "scheduling", "schedulingPolicy", "gang")
+    return (*scheduling[0], "schedulingPolicy", "gang")
 
 
 # --------------------------------------------------------------------------- WAS405

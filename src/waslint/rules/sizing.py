@@ -19,6 +19,7 @@ from typing import Any
 
 from waslint.context import Context
 from waslint.kube import (
+    JOB_KINDS,
     POD_TEMPLATE_KINDS,
     SCHEDULING,
     GroupTemplate,
@@ -29,14 +30,16 @@ from waslint.kube import (
     as_map,
     as_str,
     dig,
+    disruption_mode,
+    job_spec,
     pod_templates,
+    policy_variant,
     workload_templates,
 )
 from waslint.model import Path, Severity
 from waslint.registry import Hit, Rule, register
 from waslint.rules.claims import claim_entries, distinct_members, lookup
 
-JOB_KINDS = frozenset({("batch", "Job"), ("batch", "CronJob")})
 JOBSET = ("jobset.x-k8s.io", "JobSet")
 LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
 VOLCANO_JOB = ("batch.volcano.sh", "Job")
@@ -66,24 +69,6 @@ class Count:
 
     pods: int
     why: str
-
-
-def policy_kind(policy: Any) -> str | None:
-    """'basic' or 'gang' when exactly one is set (a null member counts as unset), else None."""
-    if not isinstance(policy, dict):
-        return None
-    present = [key for key in ("basic", "gang") if policy.get(key) is not None]
-    return present[0] if len(present) == 1 else None
-
-
-def job_spec_of(obj: KObject) -> tuple[Path, dict[str, Any]] | None:
-    """(path, JobSpec) of a Job, or of a CronJob's jobTemplate."""
-    if obj.kind == "Job":
-        return ("spec",), obj.spec
-    if obj.kind == "CronJob":
-        spec = dig(obj.spec, "jobTemplate", "spec")
-        return (("spec", "jobTemplate", "spec"), spec) if isinstance(spec, dict) else None
-    return None
 
 
 def job_pods(job_spec: dict[str, Any], prefix: str) -> Count | None:
@@ -136,7 +121,7 @@ def template_pods(template: PodTemplate) -> int | None:
     if role == "pod":
         return 1
     if role == "job":
-        job = job_spec_of(owner)
+        job = job_spec(owner)
         count = job_pods(job[1], "") if job is not None else None
         return count.pods if count is not None else None
     if role.startswith("jobset:") and len(template.path) > 2 and isinstance(template.path[2], int):
@@ -208,21 +193,21 @@ def _gang_field(policy_path: Path, policy: Any, field: str) -> tuple[Path, Any, 
 
 def job_gang(obj: KObject) -> tuple[Path, int, Path, dict[str, Any]] | None:
     """(minCount path, minCount, JobSpec path, JobSpec) for a Job/CronJob gang with a minCount."""
-    job = job_spec_of(obj)
+    job = job_spec(obj)
     if job is None:
         return None
-    job_path, job_spec = job
-    scheduling = job_spec.get("scheduling")
+    job_path, spec = job
+    scheduling = spec.get("scheduling")
     if not isinstance(scheduling, dict):
         return None
     policy = scheduling.get("schedulingPolicy")
-    if policy_kind(policy) != "gang":
+    if policy_variant(policy) != "gang":
         return None
     path, raw, _ = _gang_field((*job_path, "scheduling", "schedulingPolicy"), policy, "minCount")
     value = as_int(raw)
     if value is None:
         return None
-    return path, value, job_path, job_spec
+    return path, value, job_path, spec
 
 
 def _prefix(job_path: Path) -> str:
@@ -477,7 +462,7 @@ spec:
 
     def _pod_group(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
         policy = obj.spec.get("schedulingPolicy")
-        if obj.name is None or policy_kind(policy) != "gang":
+        if obj.name is None or policy_variant(policy) != "gang":
             return
         path, raw, _ = _gang_field(("spec", "schedulingPolicy"), policy, "minCount")
         min_count = as_int(raw)
@@ -500,7 +485,7 @@ spec:
             if not template.composite:
                 continue
             policy = template.data.get("schedulingPolicy")
-            if policy_kind(policy) != "gang":
+            if policy_variant(policy) != "gang":
                 continue
             path, raw, _ = _gang_field(
                 (*template.path, "schedulingPolicy"), policy, "minGroupCount"
@@ -520,7 +505,7 @@ spec:
 
     def _composite(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
         policy = obj.spec.get("schedulingPolicy")
-        if obj.name is None or policy_kind(policy) != "gang":
+        if obj.name is None or policy_variant(policy) != "gang":
             return
         path, raw, _ = _gang_field(("spec", "schedulingPolicy"), policy, "minGroupCount")
         wanted = as_int(raw)
@@ -596,12 +581,8 @@ _UNKNOWN = object()  # a field of the wrong type: not compared (WAS002 reports i
 def _disruption(value: Any) -> Any:
     if value is None:
         return "single"  # the PodGroup default, and what a PodGroup made from the template gets
-    if isinstance(value, str):
-        return {"Pod": "single", "PodGroup": "all"}.get(value, _UNKNOWN)
-    if isinstance(value, dict):
-        present = [key for key in ("single", "all") if value.get(key) is not None]
-        return present[0] if len(present) == 1 else _UNKNOWN
-    return _UNKNOWN
+    mode = disruption_mode(value) if isinstance(value, (str, dict)) else None
+    return _UNKNOWN if mode is None else mode
 
 
 def _topology(value: Any) -> Any:
@@ -620,7 +601,7 @@ def _facets(holder: dict[str, Any], composite: bool) -> list[tuple[str, Path, An
     """(facet, field path in the holder, comparable value) for WAS304."""
     policy_key = "schedulingPolicy" if "schedulingPolicy" in holder else "policy"  # 1.35: policy
     policy = holder.get(policy_key)
-    kind = policy_kind(policy)
+    kind = policy_variant(policy)
     facets: list[tuple[str, Path, Any]] = [
         ("policy kind", (policy_key,), kind if kind is not None else _UNKNOWN)
     ]
@@ -927,7 +908,7 @@ spec:
             return  # WAS306
         source = f"KAI annotation {KAI_MIN_MEMBER} {value}"
         if obj.kind in ("Job", "CronJob"):
-            job = job_spec_of(obj)
+            job = job_spec(obj)
             if job is None:
                 return
             target = job_pods(job[1], _prefix(job[0]))
@@ -1194,11 +1175,11 @@ spec:
             )
 
     def _job(self, obj: KObject) -> Iterator[Hit]:
-        job = job_spec_of(obj)
+        job = job_spec(obj)
         if job is None:
             return
-        job_path, job_spec = job
-        policy = as_map(job_spec.get("scheduling")).get("schedulingPolicy")
+        job_path, spec = job
+        policy = as_map(spec.get("scheduling")).get("schedulingPolicy")
         if not isinstance(policy, dict) or not isinstance(policy.get("gang"), dict):
             return
         policy_path: Path = (*job_path, "scheduling", "schedulingPolicy")

@@ -22,9 +22,12 @@ from waslint.kube import (
     as_str,
     containers,
     dig,
+    disruption_mode,
     group_policy_holders,
     job_parallelism,
+    job_spec,
     pod_templates,
+    policy_variant,
     workload_templates,
 )
 from waslint.model import Path, Severity
@@ -484,8 +487,8 @@ def _gang_size(obj: KObject, path: Path, holder: dict[str, Any]) -> int | None:
         if not isinstance(gang, dict):
             return None
         count = as_int(gang.get("minCount"))
-        job_spec = as_map(dig(obj.spec, "jobTemplate", "spec")) if obj.kind == "CronJob" else obj.spec
-        return count if count is not None else max(job_parallelism(job_spec), 1)
+        job = job_spec(obj)
+        return count if count is not None else max(job_parallelism(job[1] if job else {}), 1)
     return as_int(as_map(gang).get("minCount"))
 
 
@@ -657,15 +660,9 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _variant(policy: Any) -> str | None:
-    policy = as_map(policy)
-    found = [name for name in ("basic", "gang") if policy.get(name) is not None]
-    return found[0] if len(found) == 1 else None
-
-
 def _policy_change(path: Path, old: Any, new: Any, key: str, keep_count: bool) -> Iterator[tuple[Path, str]]:
     """schedulingPolicy: the basic/gang variant is fixed; gang.minCount may change when keep_count."""
-    old_variant, new_variant = _variant(old), _variant(new)
+    old_variant, new_variant = policy_variant(old), policy_variant(new)
     if old_variant != new_variant:
         yield (
             (*path, key),
@@ -779,8 +776,8 @@ def _surviving_parent(template: GroupTemplate, new_templates: dict[str, GroupTem
 def _template_changes(old: GroupTemplate, new: GroupTemplate) -> list[tuple[Path, str]]:
     name = as_str(new.data.get("name"))
     changes: list[tuple[Path, str]] = []
-    old_variant = _variant(old.data.get("schedulingPolicy"))
-    new_variant = _variant(new.data.get("schedulingPolicy"))
+    old_variant = policy_variant(old.data.get("schedulingPolicy"))
+    new_variant = policy_variant(new.data.get("schedulingPolicy"))
     if old_variant != new_variant:  # gang.minCount / minGroupCount may change, the variant not
         changes.append(
             (
@@ -848,14 +845,6 @@ def _job_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
 # --------------------------------------------------------------------------- WAS605
 
 
-def disruption_mode(value: Any) -> str | None:
-    """'all' / 'single' for the 1.37 object form and the 1.36 strings; None when unset or unknown."""
-    if isinstance(value, dict):
-        found = [mode for mode in ("single", "all") if value.get(mode) is not None]
-        return found[0] if len(found) == 1 else None
-    return {"Pod": "single", "PodGroup": "all"}.get(value) if isinstance(value, str) else None
-
-
 @register
 class DisruptionModeConflict(Rule):
     code = "WAS605"
@@ -909,7 +898,7 @@ spec:
                 continue
             policy_key = _policy_key(holder)
             policy = holder.get(policy_key)
-            variant = _variant(policy)
+            variant = policy_variant(policy)
             defaulted = obj.group == "batch" and policy is None
             if variant == "basic" or defaulted:
                 label = holder_label(obj, path, holder)
