@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 from waslint.kube import KObject, PodTemplate, as_map, as_str, objects_of, pod_templates
 from waslint.loader import SourceFile
@@ -46,6 +48,23 @@ class ObjectIndex:
     def get_all(self, group: str, kind: str, namespace: str, name: str) -> list[KObject]:
         return self._by_name.get((group, kind, namespace, name), [])
 
+    def nearest(self, group: str, kind: str, namespace: str, name: str, near: KObject) -> KObject | None:
+        """The object of that identity. When the set holds several (copies of an example in many
+        folders), the one in `near`'s file, else the only one in its folder, else the common value
+        when all copies are identical; otherwise None: comparing against the wrong twin would
+        report nonsense."""
+        found = self.get_all(group, kind, namespace, name)
+        if len(found) <= 1:
+            return found[0] if found else None
+        for candidates in (
+            [obj for obj in found if obj.file is near.file],
+            [obj for obj in found if _folder(obj) == _folder(near)],
+        ):
+            if len(candidates) == 1:
+                return candidates[0]
+        first = found[0]
+        return first if all(obj.data == first.data for obj in found[1:]) else None
+
     def has_kind_in_namespace(self, group: str, kind: str, namespace: str) -> bool:
         return namespace in self._kind_namespaces.get((group, kind), ())
 
@@ -71,3 +90,23 @@ class ObjectIndex:
 
     def __len__(self) -> int:
         return len(self.objects)
+
+
+def _folder(obj: KObject) -> str:
+    return os.path.dirname(obj.file.path)
+
+
+def distinct_members(templates: Iterable[PodTemplate], near: KObject) -> list[PodTemplate]:
+    """Member templates with one entry per object identity (copies of one object in several
+    files are one object in the cluster); the copy nearest to `near` is kept."""
+
+    def rank(template: PodTemplate) -> int:
+        owner = template.owner
+        return 0 if owner.file is near.file else 1 if _folder(owner) == _folder(near) else 2
+
+    chosen: dict[tuple[Any, ...], PodTemplate] = {}
+    for template in sorted(templates, key=rank):
+        owner = template.owner
+        identity = (owner.group, owner.kind, owner.namespace, owner.name or id(owner), template.path)
+        chosen.setdefault(identity, template)
+    return list(chosen.values())

@@ -10,12 +10,12 @@ its `spec.schedulingGroup.podGroupName` names (same namespace), or, for a Job wi
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from waslint.context import Context
+from waslint.index import distinct_members
 from waslint.kube import (
     JOB_KINDS,
     POD_TEMPLATE_KINDS,
@@ -100,47 +100,6 @@ class Group:
         return f"{self.obj.kind} {self.obj.namespace}/{self.obj.name} spec.scheduling"
 
 
-def lookup(
-    ctx: Context, group: str, kind: str, namespace: str, name: str, near: KObject
-) -> KObject | None:
-    """The object of that identity in the set. When the set holds several (copies of an example
-    in many folders), the one in `near`'s file, else the only one in its folder, else the common
-    value when all copies are identical; otherwise None: comparing against the wrong twin would
-    report nonsense."""
-    found = ctx.index.get_all(group, kind, namespace, name)
-    if len(found) <= 1:
-        return found[0] if found else None
-    for candidates in (
-        [obj for obj in found if obj.file is near.file],
-        [obj for obj in found if _folder(obj) == _folder(near)],
-    ):
-        if len(candidates) == 1:
-            return candidates[0]
-    first = found[0]
-    return first if all(obj.data == first.data for obj in found[1:]) else None
-
-
-def _folder(obj: KObject) -> str:
-    return os.path.dirname(obj.file.path)
-
-
-def distinct_members(templates: Iterable[PodTemplate], near: KObject) -> list[PodTemplate]:
-    """Member templates with one entry per object identity (the set may hold copies of one
-    object in several files: they are one object in the cluster). The copy nearest to `near`
-    (same file, then same folder) is kept."""
-    def rank(template: PodTemplate) -> int:
-        owner = template.owner
-        return 0 if owner.file is near.file else 1 if _folder(owner) == _folder(near) else 2
-
-    chosen: dict[tuple[Any, ...], PodTemplate] = {}
-    for template in sorted(templates, key=rank):
-        owner = template.owner
-        name = owner.name or id(owner)
-        identity = (owner.group, owner.kind, owner.namespace, name, template.path)
-        chosen.setdefault(identity, template)
-    return list(chosen.values())
-
-
 def group_of(template: PodTemplate, ctx: Context) -> Group | None:
     """The PodGroup named by `schedulingGroup`, else the Job's own `spec.scheduling`, else None.
 
@@ -152,7 +111,7 @@ def group_of(template: PodTemplate, ctx: Context) -> Group | None:
         name = as_str(as_map(template.spec.get("schedulingGroup")).get("podGroupName"))
         if name is None:
             return None
-        group = lookup(ctx, SCHEDULING, "PodGroup", owner.namespace, name, owner)
+        group = ctx.index.nearest(SCHEDULING, "PodGroup", owner.namespace, name, owner)
         if group is None:
             return None
         return Group(group, ("spec",), claim_entries(group.spec, ("spec",)))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from waslint.context import Context
+from waslint.index import distinct_members
 from waslint.kube import (
     JOB_KINDS,
     POD_TEMPLATE_KINDS,
@@ -38,7 +39,7 @@ from waslint.kube import (
 )
 from waslint.model import Path, Severity
 from waslint.registry import Hit, Rule, register
-from waslint.rules.claims import claim_entries, distinct_members, lookup
+from waslint.rules.claims import claim_entries
 
 JOBSET = ("jobset.x-k8s.io", "JobSet")
 LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
@@ -564,7 +565,7 @@ def workload_template_of(obj: KObject, ctx: Context) -> tuple[KObject, GroupTemp
     ref = workload_ref(obj)
     if ref is None:
         return None
-    workload = lookup(ctx, SCHEDULING, "Workload", obj.namespace, ref[1], obj)
+    workload = ctx.index.nearest(SCHEDULING, "Workload", obj.namespace, ref[1], obj)
     if workload is None:
         return None
     for template in workload_templates(workload):
