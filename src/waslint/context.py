@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from waslint.index import ObjectIndex
 from waslint.loader import SourceFile
 
 RELEASES = ("1.35", "1.36", "1.37")
 DEFAULT_TARGET = "1.37"
+
+T = TypeVar("T")
 
 
 def release_key(release: str) -> tuple[int, int]:
@@ -27,6 +30,15 @@ class Context:
     base_ref: str | None = None
     gates: dict[str, dict[str, bool]] | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def derive(self, key: str, build: Callable[[Context], T]) -> T:
+        """Per-run data that several rules read (priority classes, the gate inventory): built on
+        first use, then shared."""
+        if key not in self._derived:
+            self._derived[key] = build(self)
+        value: T = self._derived[key]
+        return value
 
     def target_at_least(self, release: str) -> bool:
         return release_key(self.target) >= release_key(release)

@@ -43,19 +43,17 @@ from waslint.kube import (
 from waslint.model import Path, Severity, Span
 from waslint.registry import Hit, Rule, register
 
-_CACHE = "_gate_inventory"
 SECTION_OF = {component: section for section, component in KUBEADM_SECTIONS.items()}
 
 
 def inventory_of(ctx: Context) -> Inventory:
-    """The run's gate inventory, built once and kept in the context."""
-    cached = ctx.options.get(_CACHE)
-    if isinstance(cached, Inventory):
-        return cached
+    """The run's gate inventory, built once and shared through the context."""
+    return ctx.derive("gate-inventory", _build_inventory)
+
+
+def _build_inventory(ctx: Context) -> Inventory:
     objects = [obj for obj in ctx.index.objects if (obj.group, obj.kind) in SOURCE_KINDS]
-    inventory = build_inventory(objects, ctx.gates, ctx.options.get("gates_document"), ctx.options.get("gates_path"))
-    ctx.options[_CACHE] = inventory
-    return inventory
+    return build_inventory(objects, ctx.gates, ctx.options.get("gates_document"), ctx.options.get("gates_path"))
 
 
 def hit_at(rule: Rule, where: Where, message: str, severity: Severity | None = None) -> Hit:

@@ -10,7 +10,6 @@ may well be made by a controller or live only in the cluster, and the rules stay
 from __future__ import annotations
 
 import difflib
-import weakref
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -18,7 +17,6 @@ from typing import Any
 
 from waslint.context import Context
 from waslint.data import lifecycle_entry
-from waslint.index import ObjectIndex
 from waslint.kube import (
     JOB_KINDS,
     POD_TEMPLATE_KINDS,
@@ -645,16 +643,12 @@ class PriorityClasses:
         return kai_defaults and not self.from_snapshot and name in KAI_PRIORITY_CLASSES
 
 
-_PRIORITY_CACHE: weakref.WeakKeyDictionary[ObjectIndex, tuple[int, PriorityClasses]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def priority_classes(ctx: Context) -> PriorityClasses:
     """PriorityClasses of the set and the snapshot, computed once per run."""
-    cached = _PRIORITY_CACHE.get(ctx.index)
-    if cached is not None and cached[0] == id(ctx.snapshot):
-        return cached[1]
+    return ctx.derive("priority-classes", _collect_priority_classes)
+
+
+def _collect_priority_classes(ctx: Context) -> PriorityClasses:
     values: dict[str, int | None] = {}
     snapshot_classes = list(getattr(ctx.snapshot, "priority_classes", None) or [])
     set_classes = ctx.index.of_kind(*PRIORITY_CLASS)
@@ -663,9 +657,7 @@ def priority_classes(ctx: Context) -> PriorityClasses:
         if name is not None:
             value = obj.data.get("value")
             values[name] = value if isinstance(value, int) and not isinstance(value, bool) else None
-    found = PriorityClasses(values, bool(set_classes), bool(snapshot_classes))
-    _PRIORITY_CACHE[ctx.index] = (id(ctx.snapshot), found)
-    return found
+    return PriorityClasses(values, bool(set_classes), bool(snapshot_classes))
 
 
 def is_kai_template(owner: KObject, template: PodTemplate) -> bool:
