@@ -253,10 +253,14 @@ def policy_variant(policy: Any) -> str | None:
     return one_of(policy, ("basic", "gang"))
 
 
+# The 1.36 string form of disruptionMode and the 1.37 union member each one became.
+LEGACY_DISRUPTION_MODES = {"Pod": "single", "PodGroup": "all"}
+
+
 def disruption_mode(value: Any) -> str | None:
     """'all' / 'single' for the 1.37 object form and the 1.36 strings; None when unset or unknown."""
     if isinstance(value, str):
-        return {"Pod": "single", "PodGroup": "all"}.get(value)
+        return LEGACY_DISRUPTION_MODES.get(value)
     return one_of(value, ("single", "all")) if isinstance(value, dict) else None
 
 

@@ -13,24 +13,26 @@ WAS105  (unsafe) in `podgroups.py`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
+from waslint.context import RELEASES
+from waslint.data import preferred_entry
 from waslint.fix.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar
 from waslint.fix.plan import Check, Plan, Unit
-from waslint.kube import SCHEDULING, KObject, as_list, group_policy_holders
+from waslint.kube import LEGACY_DISRUPTION_MODES, SCHEDULING, WAS_KINDS, KObject, as_list, dig, group_policy_holders
 from waslint.model import Finding, Path
+from waslint.rules.migration import FIX_TARGET
 from waslint.schema import has_schema
 
+# The apiVersion each WAS kind is rewritten to: the most mature version 1.37 serves (the table).
 TARGET_VERSION = {
-    "Workload": f"{SCHEDULING}/v1beta1",
-    "PodGroup": f"{SCHEDULING}/v1beta1",
-    "CompositePodGroup": f"{SCHEDULING}/v1alpha3",
+    kind: entry.api_version
+    for kind in WAS_KINDS
+    if (entry := preferred_entry(SCHEDULING, kind, FIX_TARGET)) is not None
 }
-DISRUPTION: dict[str, dict[str, Any]] = {"Pod": {"single": {}}, "PodGroup": {"all": {}}}
+DISRUPTION: dict[str, dict[str, Any]] = {legacy: {mode: {}} for legacy, mode in LEGACY_DISRUPTION_MODES.items()}
 SAFE_CODES = ("WAS101", "WAS102", "WAS103", "WAS104")
 UNSAFE_CODES = ("WAS105",)
-RELEASES = ("1.35", "1.36", "1.37")
 
 
 def schema_release(api_version: str, kind: str) -> str | None:
@@ -154,7 +156,7 @@ def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: 
         for finding in by_code.get("WAS103", []):
             build = _Builder(obj, allowed)
             holder_path = finding.field_path[len(obj.base_path) : -1]
-            holder = dig(obj.data, holder_path)
+            holder = dig(obj.data, *holder_path)
             if isinstance(holder, dict) and holder.get("disruptionMode") in DISRUPTION:
                 build.disruption(holder_path, holder)
                 parts.append((finding, build.ops + base))
@@ -231,16 +233,6 @@ def _job_checks(obj: KObject, allowed: list[Path]) -> list[Check]:
         )
         for path in sorted(holders, key=str)
     ]
-
-
-def dig(value: Any, path: Iterable[str | int]) -> Any:
-    for step in path:
-        in_map = isinstance(value, dict) and step in value
-        in_list = isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value)
-        if not (in_map or in_list):
-            return None
-        value = value[step]
-    return value
 
 
 def _label(obj: KObject) -> str:

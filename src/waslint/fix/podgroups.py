@@ -23,9 +23,9 @@ from typing import Any
 
 from waslint.fix.ops import RenameKey, ReplaceValue
 from waslint.fix.plan import Check, NewDocument, Plan, Unit
-from waslint.fix.planner import DISRUPTION, TARGET_VERSION, dig
+from waslint.fix.planner import DISRUPTION, TARGET_VERSION
 from waslint.index import ObjectIndex
-from waslint.kube import SCHEDULING, KObject, as_map, as_str, workload_templates
+from waslint.kube import SCHEDULING, KObject, as_map, as_str, dig, workload_templates
 from waslint.model import Finding, Path
 from waslint.schema import validate_object
 
@@ -94,8 +94,8 @@ def _group_for(
     groups: dict[tuple[str, str, str, str], _Group],
 ) -> tuple[str, str, str, str] | None:
     data = obj.doc.data
-    reference = dig(data, finding.field_path)
-    spec = as_map(dig(data, finding.field_path[:-1]))
+    reference = dig(data, *finding.field_path)
+    spec = as_map(dig(data, *finding.field_path[:-1]))
     if not isinstance(reference, dict):
         plan.skip(finding, "spec.workloadRef is not a mapping")
         return None

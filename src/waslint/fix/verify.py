@@ -9,7 +9,7 @@ from typing import Any
 
 from waslint.fix.ops import Op, SetScalar, map_path
 from waslint.fix.plan import Check
-from waslint.fix.planner import dig
+from waslint.kube import dig
 from waslint.model import Path
 from waslint.schema import has_schema, validate_fragment, validate_object
 
@@ -35,7 +35,7 @@ def same(a: Any, b: Any) -> bool:
 
 def check_problems(check: Check, old_doc: Any, new_doc: Any, ops: list[Op]) -> list[str]:
     """Schema issues the fix introduced in one checked value ([] when none)."""
-    new_value = dig(new_doc, check.path)
+    new_value = dig(new_doc, *check.path)
     if check.kind == "object":
         if not isinstance(new_value, dict):
             return ["the fixed object is gone"]
@@ -64,7 +64,7 @@ def _known(check: Check, old_doc: Any, ops: list[Op]) -> set[Path]:
     """Paths (after the fix) of the schema issues the original value already had."""
     if check.old_path is None:
         return set()
-    old_value = dig(old_doc, check.old_path)
+    old_value = dig(old_doc, *check.old_path)
     if check.kind == "object":
         if not isinstance(old_value, dict):
             return set()

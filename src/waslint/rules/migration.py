@@ -9,6 +9,7 @@ from typing import Any
 from waslint.context import Context, release_key
 from waslint.data import lifecycle_entry, preferred_entry
 from waslint.kube import (
+    LEGACY_DISRUPTION_MODES,
     POD_TEMPLATE_KINDS,
     SCHEDULING,
     WAS_KINDS,
@@ -23,7 +24,7 @@ from waslint.registry import Hit, Rule, register
 
 FIX_TARGET = "1.37"  # the release `waslint fix` rewrites to
 WAS_OBJECT_KINDS = frozenset((SCHEDULING, kind) for kind in WAS_KINDS)
-LEGACY_DISRUPTION = {"Pod": "{single: {}}", "PodGroup": "{all: {}}"}
+LEGACY_DISRUPTION = {legacy: f"{{{mode}: {{}}}}" for legacy, mode in LEGACY_DISRUPTION_MODES.items()}
 
 
 @register
