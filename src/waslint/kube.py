@@ -169,7 +169,6 @@ class PodTemplate:
     path: Path
     spec: dict[str, Any]
     metadata: dict[str, Any]
-    replicas: int | None  # pods this template stands for, when the kind says so
     role: str  # "pod", "template", "job", "jobset:<name>", "lws:worker", ...
 
     @property
@@ -195,11 +194,11 @@ def pod_templates(obj: KObject) -> list[PodTemplate]:
     """Every pod template of a Pod, workload controller, Job, CronJob, JobSet, LWS or Volcano Job."""
     key = (obj.group, obj.kind)
     if key == ("", "Pod"):
-        return _template(obj, (), obj.data, replicas=1, role="pod")
+        return _template(obj, (), obj.data, "pod")
     if key in _TEMPLATE_KINDS:
         template = obj.data if obj.kind == "PodTemplate" else obj.spec
         base: Path = () if obj.kind == "PodTemplate" else ("spec",)
-        return _template(obj, (*base, "template"), as_map(template.get("template")), None, "template")
+        return _template(obj, (*base, "template"), as_map(template.get("template")), "template")
     if key in JOB_KINDS:
         job = job_spec(obj)
         return _job_templates(obj, *job) if job is not None else []
@@ -212,11 +211,11 @@ def pod_templates(obj: KObject) -> list[PodTemplate]:
     return []
 
 
-def _template(obj: KObject, path: Path, template: dict[str, Any], replicas: int | None, role: str) -> list[PodTemplate]:
+def _template(obj: KObject, path: Path, template: dict[str, Any], role: str) -> list[PodTemplate]:
     spec = template.get("spec")
     if not isinstance(spec, dict):
         return []
-    return [PodTemplate(obj, (*path, "spec"), spec, as_map(template.get("metadata")), replicas, role)]
+    return [PodTemplate(obj, (*path, "spec"), spec, as_map(template.get("metadata")), role)]
 
 
 JOB_KINDS = frozenset({("batch", "Job"), ("batch", "CronJob")})
@@ -271,7 +270,7 @@ def job_parallelism(job_spec: dict[str, Any]) -> int:
 
 def _job_templates(obj: KObject, path: Path, job_spec: dict[str, Any]) -> list[PodTemplate]:
     template = as_map(job_spec.get("template"))
-    return _template(obj, (*path, "template"), template, job_parallelism(job_spec), "job")
+    return _template(obj, (*path, "template"), template, "job")
 
 
 def _jobset_templates(obj: KObject) -> list[PodTemplate]:
@@ -279,29 +278,25 @@ def _jobset_templates(obj: KObject) -> list[PodTemplate]:
     for position, replicated in enumerate(as_list(obj.spec.get("replicatedJobs"))):
         replicated = as_map(replicated)
         job_spec = as_map(dig(replicated, "template", "spec"))
-        replicas = as_int(replicated.get("replicas"))
         path: Path = ("spec", "replicatedJobs", position, "template", "spec", "template")
-        pods = job_parallelism(job_spec) * (1 if replicas is None else replicas)
         role = f"jobset:{replicated.get('name', position)}"
-        found.extend(_template(obj, path, as_map(job_spec.get("template")), pods, role))
+        found.extend(_template(obj, path, as_map(job_spec.get("template")), role))
     return found
 
 
 def _lws_templates(obj: KObject) -> list[PodTemplate]:
     lws = as_map(obj.spec.get("leaderWorkerTemplate"))
-    size = as_int(lws.get("size"))
     base: Path = ("spec", "leaderWorkerTemplate")
-    found = _template(obj, (*base, "workerTemplate"), as_map(lws.get("workerTemplate")), size, "lws:worker")
-    found += _template(obj, (*base, "leaderTemplate"), as_map(lws.get("leaderTemplate")), 1, "lws:leader")
+    found = _template(obj, (*base, "workerTemplate"), as_map(lws.get("workerTemplate")), "lws:worker")
+    found += _template(obj, (*base, "leaderTemplate"), as_map(lws.get("leaderTemplate")), "lws:leader")
     return found
 
 
 def _volcano_templates(obj: KObject) -> list[PodTemplate]:
     found: list[PodTemplate] = []
     for position, task in enumerate(as_list(obj.spec.get("tasks"))):
-        task = as_map(task)
         path: Path = ("spec", "tasks", position, "template")
-        found.extend(_template(obj, path, as_map(task.get("template")), as_int(task.get("replicas")), "volcano-task"))
+        found.extend(_template(obj, path, as_map(as_map(task).get("template")), "volcano-task"))
     return found
 
 
@@ -371,3 +366,91 @@ POD_TEMPLATE_KINDS = frozenset(
         ("batch.volcano.sh", "Job"),
     }
 )
+
+# --------------------------------------------------------------------------- Pod counts
+# How many Pods a template stands for at once: a Job runs `parallelism` (default 1), never more
+# than `completions`; a JobSet replicated job `replicas` x that; a LeaderWorkerSet group is `size`
+# Pods (the leader included); Deployments, ReplicaSets, StatefulSets their explicit `replicas`
+# (absent: unknown, an autoscaler may own it); DaemonSets and PodTemplates are unknown.
+
+REPLICA_KINDS = frozenset(
+    {("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"), ("", "ReplicationController")}
+)
+
+
+@dataclass(frozen=True)
+class Count:
+    """A number of Pods, and a noun phrase naming it and where it comes from (it includes the
+    number), e.g. "parallelism 4 (spec.parallelism)"."""
+
+    pods: int
+    why: str
+
+
+def job_pods(job_spec: dict[str, Any], prefix: str) -> Count | None:
+    """Pods a Job runs at once: parallelism (default 1), capped by completions. None: unknown."""
+    raw = job_spec.get("parallelism")
+    if raw is None:
+        parallelism, why = 1, f"parallelism 1 ({prefix}parallelism is unset and defaults to 1)"
+    else:
+        value = as_int(raw)
+        if value is None:
+            return None
+        parallelism, why = value, f"parallelism {value} ({prefix}parallelism)"
+    completions = as_int(job_spec.get("completions"))
+    if completions is not None and 1 <= completions < parallelism:
+        return Count(
+            completions, f"{why} capped by completions {completions} ({prefix}completions)"
+        )
+    return Count(parallelism, why)
+
+
+def jobset_replicated(obj: KObject, position: int) -> tuple[str, Count] | None:
+    replicated = as_map(dig(obj.spec, "replicatedJobs", position))
+    name = as_str(replicated.get("name")) or f"#{position + 1}"
+    raw = replicated.get("replicas")
+    replicas = 1 if raw is None else as_int(raw)
+    per_job = job_pods(as_map(dig(replicated, "template", "spec")), "template.spec.")
+    if replicas is None or per_job is None:
+        return None
+    pods = replicas * per_job.pods
+    return name, Count(pods, f"{name}: {replicas} replicas x {per_job.why} = {pods}")
+
+
+def lws_sizes(obj: KObject) -> tuple[int, int, bool] | None:
+    """(groups, size, has leaderTemplate) of a LeaderWorkerSet; size and replicas default to 1."""
+    lws = as_map(obj.spec.get("leaderWorkerTemplate"))
+    raw_size, raw_replicas = lws.get("size"), obj.spec.get("replicas")
+    size = 1 if raw_size is None else as_int(raw_size)
+    groups = 1 if raw_replicas is None else as_int(raw_replicas)
+    if size is None or groups is None:
+        return None
+    return groups, size, isinstance(lws.get("leaderTemplate"), dict)
+
+
+def pod_count(template: PodTemplate) -> int | None:
+    """Pods of one pod template that exist at the same time; None when it cannot be known."""
+    owner = template.owner
+    role = template.role
+    if role == "pod":
+        return 1
+    if role == "job":
+        job = job_spec(owner)
+        count = job_pods(job[1], "") if job is not None else None
+        return count.pods if count is not None else None
+    if role.startswith("jobset:") and len(template.path) > 2 and isinstance(template.path[2], int):
+        found = jobset_replicated(owner, template.path[2])
+        return found[1].pods if found is not None else None
+    if role in ("lws:worker", "lws:leader"):
+        sizes = lws_sizes(owner)
+        if sizes is None:
+            return None
+        groups, size, has_leader = sizes
+        if role == "lws:leader":
+            return groups
+        return groups * (size - 1 if has_leader else size)
+    if role == "volcano-task" and len(template.path) > 2 and isinstance(template.path[2], int):
+        return as_int(dig(owner.spec, "tasks", template.path[2], "replicas"))
+    if (owner.group, owner.kind) in REPLICA_KINDS:
+        return as_int(owner.spec.get("replicas"))  # absent: an autoscaler may own it, unknown
+    return None

@@ -19,11 +19,11 @@ from waslint.kube import (
     POD_TEMPLATE_KINDS,
     KObject,
     PodTemplate,
-    as_int,
     as_map,
     as_str,
     containers,
     dig,
+    pod_count,
     pod_templates,
 )
 from waslint.model import Path, Severity
@@ -303,26 +303,10 @@ class _Demand:
 # KAI's default priority when a workload names none (KAI docs, "Workload Priority").
 _KAI_DEFAULT_PRIORITY = {("apps", "Deployment"): "inference"}
 
-_REPLICATED = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "ReplicaSet"),
-                         ("", "ReplicationController")})
-
-
-def pod_count(obj: KObject, template: PodTemplate) -> int:
-    """How many pods a template stands for (at full scale); 1 where the count is unknowable."""
-    key = (obj.group, obj.kind)
-    if key in _REPLICATED:
-        replicas = as_int(obj.spec.get("replicas"))
-        return 1 if replicas is None else max(replicas, 0)
-    if key == ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"):
-        groups = as_int(obj.spec.get("replicas"))
-        groups = 1 if groups is None else max(groups, 0)
-        if template.role == "lws:leader":
-            return groups
-        size = as_int(dig(obj.spec, "leaderWorkerTemplate", "size"))
-        return groups * max((1 if size is None else size) - 1, 0)
-    if template.replicas is None:
-        return 1
-    return max(template.replicas, 0)
+def demand_pods(template: PodTemplate) -> int:
+    """Pods whose GPUs a workload asks for: the template's Pod count, 1 where it is unknown."""
+    count = pod_count(template)
+    return 1 if count is None else max(count, 0)
 
 
 def _container_gpus(container: dict[str, Any]) -> Decimal:
@@ -467,7 +451,7 @@ spec:
             if found is None:
                 continue
             priority, path = found
-            count = pod_count(obj, template)
+            count = demand_pods(template)
             demand = demands.setdefault(queue[0], _Demand(queue[0], priority, path))
             demand.gpus += gpus * count
             demand.parts.append(f"{count} pod{'s' if count != 1 else ''} x {_gpus(gpus)}")

@@ -23,6 +23,7 @@ from waslint.kube import (
     JOB_KINDS,
     POD_TEMPLATE_KINDS,
     SCHEDULING,
+    Count,
     GroupTemplate,
     KObject,
     PodTemplate,
@@ -32,7 +33,11 @@ from waslint.kube import (
     as_str,
     dig,
     disruption_mode,
+    job_pods,
     job_spec,
+    jobset_replicated,
+    lws_sizes,
+    pod_count,
     pod_templates,
     policy_variant,
     workload_templates,
@@ -53,94 +58,16 @@ KAI_GROUP_ANNOTATION = "pod-group-name"
 KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
 VOLCANO_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
 COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
-_REPLICA_KINDS = frozenset(
-    {("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
-     ("", "ReplicationController")}
-)
 _GO_INT = re.compile(r"[+-]?[0-9]+")
 
 
 # --------------------------------------------------------------------------- shared readings
 
 
-@dataclass(frozen=True)
-class Count:
-    """A number of Pods, and a noun phrase naming it and where it comes from (it includes the
-    number), e.g. "parallelism 4 (spec.parallelism)"."""
-
-    pods: int
-    why: str
-
-
-def job_pods(job_spec: dict[str, Any], prefix: str) -> Count | None:
-    """Pods a Job runs at once: parallelism (default 1), capped by completions. None: unknown."""
-    raw = job_spec.get("parallelism")
-    if raw is None:
-        parallelism, why = 1, f"parallelism 1 ({prefix}parallelism is unset and defaults to 1)"
-    else:
-        value = as_int(raw)
-        if value is None:
-            return None
-        parallelism, why = value, f"parallelism {value} ({prefix}parallelism)"
-    completions = as_int(job_spec.get("completions"))
-    if completions is not None and 1 <= completions < parallelism:
-        return Count(
-            completions, f"{why} capped by completions {completions} ({prefix}completions)"
-        )
-    return Count(parallelism, why)
-
-
-def _jobset_replicated(obj: KObject, position: int) -> tuple[str, Count] | None:
-    replicated = as_map(dig(obj.spec, "replicatedJobs", position))
-    name = as_str(replicated.get("name")) or f"#{position + 1}"
-    raw = replicated.get("replicas")
-    replicas = 1 if raw is None else as_int(raw)
-    per_job = job_pods(as_map(dig(replicated, "template", "spec")), "template.spec.")
-    if replicas is None or per_job is None:
-        return None
-    pods = replicas * per_job.pods
-    return name, Count(pods, f"{name}: {replicas} replicas x {per_job.why} = {pods}")
-
-
-def _lws_sizes(obj: KObject) -> tuple[int, int, bool] | None:
-    """(groups, size, has leaderTemplate) of a LeaderWorkerSet; size and replicas default to 1."""
-    lws = as_map(obj.spec.get("leaderWorkerTemplate"))
-    raw_size, raw_replicas = lws.get("size"), obj.spec.get("replicas")
-    size = 1 if raw_size is None else as_int(raw_size)
-    groups = 1 if raw_replicas is None else as_int(raw_replicas)
-    if size is None or groups is None:
-        return None
-    return groups, size, isinstance(lws.get("leaderTemplate"), dict)
-
-
 def template_pods(template: PodTemplate) -> int | None:
-    """Pods of one pod template that exist at the same time; None when it cannot be known."""
-    owner = template.owner
-    role = template.role
-    if _controlled(owner):
-        return None  # one of a controller's objects (a dump of a live Pod): siblings are elsewhere
-    if role == "pod":
-        return 1
-    if role == "job":
-        job = job_spec(owner)
-        count = job_pods(job[1], "") if job is not None else None
-        return count.pods if count is not None else None
-    if role.startswith("jobset:") and len(template.path) > 2 and isinstance(template.path[2], int):
-        found = _jobset_replicated(owner, template.path[2])
-        return found[1].pods if found is not None else None
-    if role in ("lws:worker", "lws:leader"):
-        sizes = _lws_sizes(owner)
-        if sizes is None:
-            return None
-        groups, size, has_leader = sizes
-        if role == "lws:leader":
-            return groups
-        return groups * (size - 1 if has_leader else size)
-    if role == "volcano-task":
-        return template.replicas
-    if (owner.group, owner.kind) in _REPLICA_KINDS:
-        return as_int(owner.spec.get("replicas"))  # absent: an autoscaler may own it, unknown
-    return None
+    """Pods of a template that exist at once; unknown (None) for a controller's object (a dump of
+    one of its Pods: the siblings are not in the set)."""
+    return None if _controlled(template.owner) else pod_count(template)
 
 
 def _pods(count: int) -> str:
@@ -918,7 +845,7 @@ spec:
         elif obj.kind == "JobSet":
             yield from self._jobset(obj, path, source, value)
         else:
-            sizes = _lws_sizes(obj)
+            sizes = lws_sizes(obj)
             if sizes is not None:
                 target = Count(sizes[1], f"LeaderWorkerSet size {sizes[1]}"
                                " (spec.leaderWorkerTemplate.size, one gang per group)")
@@ -926,7 +853,7 @@ spec:
 
     def _jobset(self, obj: KObject, path: Path, source: str, value: int) -> Iterator[Hit]:
         replicated = [
-            _jobset_replicated(obj, position)
+            jobset_replicated(obj, position)
             for position in range(len(as_list(obj.spec.get("replicatedJobs"))))
         ]
         counts = [found for found in replicated if found is not None]
