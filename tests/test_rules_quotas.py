@@ -408,6 +408,27 @@ spec:
         [finding] = lint("WAS503", small + "---\n" + text)
         assert "needs 5 GPUs (4 pods x 1 GPU + 2 pods x 0.5 GPUs)" in finding.message
 
+    def test_lws_without_leader_template_counts_size_pods_per_group(self) -> None:
+        text = """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: llm
+  labels: {kai.scheduler/queue: team-a, priorityClassName: inference}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 4
+    workerTemplate:
+      spec:
+        schedulerName: kai-scheduler
+        containers: [{name: w, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]
+"""
+        # Without a leaderTemplate the leader runs the worker template too: 4 Pods, 4 GPUs.
+        assert lint("WAS503", queue("team-a", "gpu:\n  quota: 4\n  limit: -1") + "---\n" + text) == []
+        [finding] = lint("WAS503", queue("team-a", "gpu:\n  quota: 3\n  limit: -1") + "---\n" + text)
+        assert "needs 4 GPUs" in finding.message
+
     def test_fraction_only_points_at_the_annotation(self) -> None:
         text = """\
 apiVersion: apps/v1
