@@ -33,6 +33,7 @@ from waslint.kube import (
 from waslint.model import Path, Severity
 from waslint.quantity import parse_quantity
 from waslint.registry import Hit, Rule, register
+from waslint.schema import render_path
 
 MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates, per list
 MAX_TREE_DEPTH = 4  # WorkloadMaxTreeDepth: the top-level templates are level 1
@@ -81,7 +82,7 @@ def holder_label(obj: KObject, path: Path, holder: dict[str, Any]) -> str:
         name = as_str(holder.get("name"))
         kind = "composite template" if "compositePodGroupTemplates" in path[-2:-1] else "template"
         return f"{kind} {name!r}" if name else f"{kind} #{path[-1]}"
-    return ".".join(str(step) for step in path)
+    return render_path(path)
 
 
 def _policy_key(holder: dict[str, Any]) -> str:
@@ -291,7 +292,7 @@ spec:
                 obj,
                 (*template.path, "name"),
                 f"template name {name!r} is used twice in this Workload (also at"
-                f" {_path_text(first.path)}); names must be unique across the whole template tree,"
+                f" {render_path(first.path)}); names must be unique across the whole template tree,"
                 " since PodGroups refer to their template by name alone",
                 point_at_key=False,
             )
@@ -303,7 +304,7 @@ spec:
                 yield self.hit(
                     obj,
                     (*path, list_name, MAX_TEMPLATES),
-                    f"{_path_text((*path, list_name))} has {len(items)} templates; at most"
+                    f"{render_path((*path, list_name))} has {len(items)} templates; at most"
                     f" {MAX_TEMPLATES} per list: merge templates that share a policy, or split the"
                     " Workload",
                 )
@@ -341,13 +342,6 @@ spec:
 
 def _name(template: GroupTemplate) -> str:
     return as_str(template.data.get("name")) or f"#{template.path[-1]}"
-
-
-def _path_text(path: Path) -> str:
-    text = ""
-    for step in path:
-        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
-    return text
 
 
 # --------------------------------------------------------------------------- WAS603
