@@ -27,9 +27,9 @@ from waslint.kube import (
     pod_templates,
 )
 from waslint.model import Path, Severity
+from waslint.priority import is_kai_template, priority_classes
 from waslint.quantity import number, parse_quantity, show
 from waslint.registry import Hit, Rule, register
-from waslint.rules.references import is_kai_template, priority_classes
 
 KAI_QUEUE = ("scheduling.run.ai", "Queue")
 QUEUE_RESOURCES = ("gpu", "cpu", "memory")
