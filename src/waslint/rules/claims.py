@@ -20,11 +20,13 @@ from waslint.kube import (
     JOB_KINDS,
     POD_TEMPLATE_KINDS,
     SCHEDULING,
+    Claim,
     KObject,
     PodTemplate,
     as_list,
     as_map,
     as_str,
+    claim_entries,
     dig,
     group_policy_holders,
     job_scheduling,
@@ -37,52 +39,6 @@ RESOURCE = "resource.k8s.io"
 MAX_GROUP_CLAIMS = 4
 GROUP_CLAIM_KINDS = frozenset({(SCHEDULING, "Workload"), (SCHEDULING, "PodGroup")}) | JOB_KINDS
 SOURCE_FIELDS = ("resourceClaimName", "resourceClaimTemplateName")
-
-
-# --------------------------------------------------------------------------- claim entries
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One `resourceClaims` entry, and where it sits in its object."""
-
-    name: str | None
-    claim_name: str | None  # resourceClaimName
-    template_name: str | None  # resourceClaimTemplateName
-    path: Path
-    raw: dict[str, Any]
-
-    @property
-    def triple(self) -> tuple[str | None, str | None, str | None]:
-        return (self.name, self.claim_name, self.template_name)
-
-    def show(self) -> str:
-        """The entry as YAML flow style, e.g. {name: gpu, resourceClaimTemplateName: gpu-a}."""
-        parts = [f"name: {self.name if self.name is not None else '<unset>'}"]
-        if self.claim_name is not None:
-            parts.append(f"resourceClaimName: {self.claim_name}")
-        if self.template_name is not None:
-            parts.append(f"resourceClaimTemplateName: {self.template_name}")
-        if self.claim_name is None and self.template_name is None:
-            parts.append("no resourceClaimName/resourceClaimTemplateName")
-        return "{" + ", ".join(parts) + "}"
-
-
-def claim_entries(holder: dict[str, Any], path: Path) -> list[Claim]:
-    """The mapping entries of `holder.resourceClaims` (other items are WAS002's business)."""
-    found = []
-    for position, item in enumerate(as_list(holder.get("resourceClaims"))):
-        if isinstance(item, dict):
-            found.append(
-                Claim(
-                    as_str(item.get("name")),
-                    as_str(item.get("resourceClaimName")),
-                    as_str(item.get("resourceClaimTemplateName")),
-                    (*path, "resourceClaims", position),
-                    item,
-                )
-            )
-    return found
 
 
 @dataclass(frozen=True)

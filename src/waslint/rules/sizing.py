@@ -31,6 +31,7 @@ from waslint.kube import (
     as_list,
     as_map,
     as_str,
+    claim_entries,
     dig,
     disruption_mode,
     job_pods,
@@ -44,7 +45,6 @@ from waslint.kube import (
 )
 from waslint.model import Path, Severity
 from waslint.registry import Hit, Rule, register
-from waslint.rules.claims import claim_entries
 
 JOBSET = ("jobset.x-k8s.io", "JobSet")
 LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
