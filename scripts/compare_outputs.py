@@ -1,0 +1,102 @@
+"""Record waslint's outputs on a fixed set of inputs, or compare two recordings byte for byte.
+
+Used to prove that a refactoring changes no finding and no fix:
+
+    python scripts/compare_outputs.py record /tmp/before      # on the old tree
+    python scripts/compare_outputs.py record /tmp/after       # on the new tree
+    python scripts/compare_outputs.py compare /tmp/before /tmp/after
+
+Inputs: every folder of `../shared/corpus`, `fixtures/` (each rule folder, each fix folder, the
+demo), and the bench corpus when `bench/out/corpus-5000` exists. For each input it records
+`waslint lint --format json` and `waslint fix --diff` (stdout, stderr and exit status).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def inputs() -> list[Path]:
+    found: list[Path] = []
+    if SHARED_CORPUS.is_dir():
+        found += sorted(p for p in SHARED_CORPUS.iterdir() if p.is_dir())
+    fixtures = ROOT / "fixtures"
+    found += [fixtures / "demo", fixtures / "rules", fixtures / "fix"]
+    found += sorted(p for p in (fixtures / "rules").iterdir() if p.is_dir())
+    found += sorted(p for p in (fixtures / "fix").iterdir() if p.is_dir())
+    bench = ROOT / "bench" / "out" / "corpus-5000"
+    if bench.is_dir():
+        found.append(bench)
+    return found
+
+
+def _run(args: list[str], cwd: Path) -> dict[str, object]:
+    env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT / "src"))
+    done = subprocess.run(
+        [sys.executable, "-m", "waslint", *args], cwd=cwd, capture_output=True, env=env, timeout=600, check=False
+    )
+    return {
+        "status": done.returncode,
+        "stdout": done.stdout.decode("utf-8", "replace"),
+        "stderr": done.stderr.decode("utf-8", "replace"),
+    }
+
+
+def record(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for target in inputs():
+        where = os.path.relpath(target, ROOT)
+        key = hashlib.sha1(where.encode()).hexdigest()[:12]
+        result = {
+            "input": where,
+            "lint": _run(["lint", "--format", "json", "--fail-on", "never", where], ROOT),
+            "fix-diff": _run(["fix", "--diff", where], ROOT),
+        }
+        (out / f"{key}.json").write_text(json.dumps(result, indent=1, sort_keys=True), encoding="utf-8")
+        print(f"recorded {where}")
+
+
+def compare(before: Path, after: Path) -> int:
+    names = sorted({p.name for p in before.glob("*.json")} | {p.name for p in after.glob("*.json")})
+    differing = 0
+    for name in names:
+        left, right = before / name, after / name
+        if not left.exists() or not right.exists():
+            print(f"only in one recording: {name}")
+            differing += 1
+            continue
+        old, new = json.loads(left.read_text()), json.loads(right.read_text())
+        for command in ("lint", "fix-diff"):
+            if old[command] != new[command]:
+                differing += 1
+                print(f"DIFFERS: {command} on {old['input']}")
+    print(f"{len(names)} inputs x 2 commands compared, {differing} differ")
+    return 1 if differing else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="verb", required=True)
+    rec = sub.add_parser("record")
+    rec.add_argument("out", type=Path)
+    cmp = sub.add_parser("compare")
+    cmp.add_argument("before", type=Path)
+    cmp.add_argument("after", type=Path)
+    args = parser.parse_args()
+    if args.verb == "record":
+        record(args.out)
+        return 0
+    return compare(args.before, args.after)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
