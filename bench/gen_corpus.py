@@ -646,9 +646,7 @@ class GroupPlan:
 
 def _template_spec(plan: GroupPlan) -> Obj:
     spec: Obj = {"name": plan.template}
-    spec["schedulingPolicy"] = (
-        {"gang": {"minCount": plan.min_count}} if plan.gang else {"basic": {}}
-    )
+    spec["schedulingPolicy"] = {"gang": {"minCount": plan.min_count}} if plan.gang else {"basic": {}}
     if plan.topology:
         spec["schedulingConstraints"] = {"topology": [{"key": ZONE_KEY}]}
     if plan.disruption_all:
@@ -695,9 +693,7 @@ def workload(name: str, ns: str, labels: Obj, templates: list[Obj], key: str) ->
     }
 
 
-def podgroup(
-    ctx: Ctx, ns: str, wl: str, plan: GroupPlan, labels: Obj, parent: str | None = None
-) -> Obj:
+def podgroup(ctx: Ctx, ns: str, wl: str, plan: GroupPlan, labels: Obj, parent: str | None = None) -> Obj:
     spec: Obj = {"workloadRef": {"workloadName": wl, "templateName": plan.template}}
     if parent:
         spec["parentCompositePodGroupName"] = parent
@@ -764,9 +760,7 @@ def _pod_tags(plan: GroupPlan) -> tuple[str, ...]:
     return tuple(tags)
 
 
-def _group_docs(
-    ctx: Ctx, ns: str, wl: str, plan: GroupPlan, labels: Obj, word: str, parent: str | None
-) -> list[Doc]:
+def _group_docs(ctx: Ctx, ns: str, wl: str, plan: GroupPlan, labels: Obj, word: str, parent: str | None) -> list[Doc]:
     pg = podgroup(ctx, ns, wl, plan, labels, parent)
     gid = pg["metadata"]["name"]
     docs = [Doc(pg, True, "PodGroup", () if parent else ("pg",), gid)]
@@ -798,11 +792,7 @@ def gang_group_bundle(ctx: Ctx, budget: int) -> list[Doc] | None:
     if not plans:
         return None
     templates = [_template_spec(p) for p in plans]
-    docs = [
-        Doc(
-            workload(wl, ns, labels, templates, "podGroupTemplates"), True, "Workload", ("wl-flat",)
-        )
-    ]
+    docs = [Doc(workload(wl, ns, labels, templates, "podGroupTemplates"), True, "Workload", ("wl-flat",))]
     for plan in plans:
         docs.extend(_group_docs(ctx, ns, wl, plan, labels, word, None))
     return docs
@@ -923,9 +913,7 @@ def standalone_workload(ctx: Ctx, budget: int) -> list[Doc] | None:
     ns, word = ctx.pick(WAS_NAMESPACES), ctx.pick(ML_WORDS)
     name = ctx.namer.name(word, "wl")
     plan = _plan_group(ctx, name, "workers", 4)
-    obj = workload(
-        name, ns, {"app.kubernetes.io/name": word}, [_template_spec(plan)], "podGroupTemplates"
-    )
+    obj = workload(name, ns, {"app.kubernetes.io/name": word}, [_template_spec(plan)], "podGroupTemplates")
     return [Doc(obj, True, "Workload", ("wl-flat", "wl-standalone"))]
 
 
@@ -1053,9 +1041,7 @@ def to_v1alpha2_podgroup(obj: Obj) -> None:
 def to_v1alpha1_workload(obj: Obj) -> None:
     obj["apiVersion"] = SCHED_V1A1
     templates = obj["spec"].pop("podGroupTemplates")
-    obj["spec"]["podGroups"] = [
-        {"name": t["name"], "policy": t["schedulingPolicy"]} for t in templates
-    ]
+    obj["spec"]["podGroups"] = [{"name": t["name"], "policy": t["schedulingPolicy"]} for t in templates]
 
 
 def break_claim(obj: Obj) -> None:
@@ -1116,9 +1102,7 @@ def _candidates(docs: list[Doc], ftype: str, rng: random.Random) -> list[int]:
     return found
 
 
-def assign_findings(
-    docs: list[Doc], budget: int, types: tuple[str, ...], rng: random.Random
-) -> None:
+def assign_findings(docs: list[Doc], budget: int, types: tuple[str, ...], rng: random.Random) -> None:
     """Give `budget` documents a mistake, cycling over `types` (at most one per document,
     at most one claim mismatch per pod group)."""
     pools = {t: _candidates(docs, t, rng) for t in types}
@@ -1144,9 +1128,7 @@ def _old_type_for(doc: Doc, turn: int) -> str:
     return ("old-api-v1alpha2-workload", "old-api-v1alpha1-workload")[turn % 2]
 
 
-def assign_fix_files(
-    docs: list[Doc], files: list[list[int]], count: int, rng: random.Random
-) -> list[int]:
+def assign_fix_files(docs: list[Doc], files: list[list[int]], count: int, rng: random.Random) -> list[int]:
     """Put exactly one old-apiVersion object into `count` files; return their indices."""
     _spread_fixable(docs, files, count)
     eligible = [f for f, idxs in enumerate(files) if any(_fix_eligible(docs[i]) for i in idxs)]
@@ -1197,9 +1179,7 @@ def parse_range(text: str) -> tuple[int, int]:
     return low, high
 
 
-def split_sizes(
-    total: int, files: int | None, per_file: tuple[int, int], rng: random.Random
-) -> list[int]:
+def split_sizes(total: int, files: int | None, per_file: tuple[int, int], rng: random.Random) -> list[int]:
     if files is not None:
         if not 1 <= files <= total:
             raise SystemExit(f"gen_corpus: --files must be between 1 and --docs ({total})")
@@ -1368,9 +1348,7 @@ def build_manifest(
         "was_categories": _count(d.category for d in was_docs),
         "findings_by_type": {t: by_type.get(t, 0) for t in FINDING_RULES},
         "finding_rules": {t: list(r) for t, r in FINDING_RULES.items()},
-        "expected_rule_hits": _count(
-            r for d in docs if d.finding for r in FINDING_RULES[d.finding]
-        ),
+        "expected_rule_hits": _count(r for d in docs if d.finding for r in FINDING_RULES[d.finding]),
         "findings": findings,
         "files_detail": files,
     }

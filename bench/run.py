@@ -131,9 +131,7 @@ def load_corpus(root: Path) -> Corpus:
     files = sorted(
         p
         for p in root.rglob("*")
-        if p.is_file()
-        and p.suffix in SUFFIXES
-        and not (p.parent == root and p.name == MANIFEST_NAME)
+        if p.is_file() and p.suffix in SUFFIXES and not (p.parent == root and p.name == MANIFEST_NAME)
     )
     manifest_path = root / MANIFEST_NAME
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else None
@@ -195,9 +193,7 @@ class CmdResult:
 
 def run_cmd(argv: list[str], timeout: float) -> CmdResult:
     try:
-        proc = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, env=child_env(), check=False
-        )
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=child_env(), check=False)
     except subprocess.TimeoutExpired:
         return CmdResult(-1, "", f"timed out after {timeout:.0f}s")
     except OSError as exc:
@@ -287,9 +283,7 @@ def bench_inprocess(corpus: Corpus, docs: int, repeat: int) -> Measure:
     name = "waslint lint (in-process)"
     main = _main_callable()
     if main is None:
-        return Measure(
-            name, docs, corpus.nbytes, status="skipped", note="waslint.cli.main not available"
-        )
+        return Measure(name, docs, corpus.nbytes, status="skipped", note="waslint.cli.main not available")
     argv = ["lint", "--format", "json", str(corpus.root)]
     log(f"{name}: main({argv}), best of {repeat}")
     measure = Measure(name, docs, corpus.nbytes)
@@ -298,9 +292,7 @@ def bench_inprocess(corpus: Corpus, docs: int, repeat: int) -> Measure:
         try:
             rc = _call_main(main, argv)
         except Exception as exc:
-            return Measure(
-                name, docs, corpus.nbytes, status="error", note=f"{type(exc).__name__}: {exc}"
-            )
+            return Measure(name, docs, corpus.nbytes, status="error", note=f"{type(exc).__name__}: {exc}")
         measure.runs.append(time.perf_counter() - start)
         if rc not in (0, 1):
             measure.status, measure.note = "error", f"exit code {rc}"
@@ -502,9 +494,7 @@ def print_findings(findings: Obj | None) -> None:
     expected, reported = findings["expected"], findings["reported"]
     print("\nintended findings (MANIFEST.json) vs rule codes in the waslint report:")
     for code in sorted(set(expected) | set(reported)):
-        print(
-            f"  {code}: intended {expected.get(code, 0):>4}   reported {reported.get(code, 0):>5}"
-        )
+        print(f"  {code}: intended {expected.get(code, 0):>4}   reported {reported.get(code, 0):>5}")
 
 
 def machine_info() -> Obj:
@@ -546,8 +536,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--waslint-cmd",
         default=DEFAULT_WASLINT,
-        help='waslint command; a leading "python" means this interpreter '
-        f'(default "{DEFAULT_WASLINT}")',
+        help=f'waslint command; a leading "python" means this interpreter (default "{DEFAULT_WASLINT}")',
     )
     p.add_argument("--repeat", type=int, default=3, help="runs per timing, best kept (3)")
     p.add_argument("--timeout", type=float, default=900, help="seconds per waslint run (900)")

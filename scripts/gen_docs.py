@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from waslint.docs import rules_markdown, rules_reference_markdown  # noqa: E402
+from waslint.lint.docs import rules_markdown, rules_reference_markdown  # noqa: E402
 
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 

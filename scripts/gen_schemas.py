@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the trimmed JSON schemas shipped in ``src/waslint/schemas/``.
+"""Generate the trimmed JSON schemas shipped in ``src/waslint/knowledge/schemas/``.
 
 The schemas are *derived*, never hand-typed: this script reads the strict
 JSON schemas bundled with the PyPI package ``kubernetes-validate`` (which are
@@ -28,7 +28,7 @@ is required to be an object.  An ``index.json`` per release maps
 
 Usage::
 
-    python scripts/gen_schemas.py          # (re)write src/waslint/schemas/
+    python scripts/gen_schemas.py          # (re)write src/waslint/knowledge/schemas/
     python scripts/gen_schemas.py --check  # exit 1 if the committed files are stale
 
 Output is deterministic (sorted keys, fixed indentation, trailing newline).
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-OUT_DIR = REPO_ROOT / "src" / "waslint" / "schemas"
+OUT_DIR = REPO_ROOT / "src" / "waslint" / "knowledge" / "schemas"
 
 #: waslint release name -> kubernetes-validate schema directory
 RELEASES: dict[str, str] = {
@@ -85,15 +85,11 @@ EXPECTED_FRAGMENTS: dict[str, set[str]] = {
 }
 
 #: annotation keys that are irrelevant for linting and only add bytes
-DROP_KEYS = frozenset(
-    {"description", "x-kubernetes-patch-merge-key", "x-kubernetes-patch-strategy"}
-)
+DROP_KEYS = frozenset({"description", "x-kubernetes-patch-merge-key", "x-kubernetes-patch-strategy"})
 #: keywords whose value is a map of name -> subschema
 SCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
 #: keywords whose value is a single subschema
-SCHEMA_KEYWORDS = frozenset(
-    {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"}
-)
+SCHEMA_KEYWORDS = frozenset({"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"})
 #: keywords whose value is a list of subschemas
 SCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 
@@ -264,10 +260,7 @@ def generate() -> dict[Path, str]:
         }
         kinds = was_kinds(defs)
         if set(kinds) != EXPECTED_KINDS[release]:
-            sys.exit(
-                f"gen_schemas: {release}: found kinds {sorted(kinds)}, "
-                f"expected {sorted(EXPECTED_KINDS[release])}"
-            )
+            sys.exit(f"gen_schemas: {release}: found kinds {sorted(kinds)}, expected {sorted(EXPECTED_KINDS[release])}")
         for key, def_name in kinds.items():
             group, ver, kind = key.split("/")
             fname = file_stem(def_name) + ".json"
@@ -334,9 +327,7 @@ def write(out_dir: Path, files: dict[Path, str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed files differ")
-    parser.add_argument(
-        "--out", type=Path, default=OUT_DIR, help=f"output directory (default: {OUT_DIR})"
-    )
+    parser.add_argument("--out", type=Path, default=OUT_DIR, help=f"output directory (default: {OUT_DIR})")
     args = parser.parse_args(argv)
     files = generate()
     if args.check:

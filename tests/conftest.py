@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from waslint.config import Config
-from waslint.engine import LintOptions, LintResult, lint_paths, lint_sources
-from waslint.loader import parse_bytes
-from waslint.model import Finding
+from waslint.findings import Finding
+from waslint.io.config import Config
+from waslint.io.loader import parse_bytes
+from waslint.lint.engine import LintOptions, LintResult, lint_paths, lint_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -42,15 +42,21 @@ def codes(findings: list[Finding]) -> list[str]:
     return [finding.code for finding in findings]
 
 
-def run_cli(*args: str, stdin: str | None = None, cwd: str | os.PathLike[str] | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, stdin: str | None = None, cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ)
     full_env.pop("WASLINT_DEBUG", None)
     full_env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + full_env.get("PYTHONPATH", "")
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "waslint", *args],
-        input=stdin, capture_output=True, text=True, cwd=cwd, env=full_env, timeout=300,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full_env,
+        timeout=300,
     )
 
 

@@ -92,9 +92,7 @@ def test_small_corpus_parses_and_matches_request(tmp_path: Path) -> None:
 
 
 def test_mixed_formats_and_findings(tmp_path: Path) -> None:
-    manifest = generate(
-        tmp_path, "--docs", "240", "--was-share", "0.5", "--finding-share", "0.2", "--seed", "3"
-    )
+    manifest = generate(tmp_path, "--docs", "240", "--was-share", "0.5", "--finding-share", "0.2", "--seed", "3")
     assert manifest["formats"].get("json", 0) >= 1
     assert manifest["formats"].get("yml", 0) >= 1
     assert manifest["crlf_files"] >= 1
@@ -102,9 +100,7 @@ def test_mixed_formats_and_findings(tmp_path: Path) -> None:
     assert len(crlf) == manifest["crlf_files"]
     assert manifest["totals"]["finding_documents"] == round(120 * 0.2)
     assert sum(manifest["findings_by_type"].values()) == len(manifest["findings"])
-    old = sum(
-        d["apiVersion"] in OLD_APIS for p in corpus_files(tmp_path) for d in load_file(p, fast=True)
-    )
+    old = sum(d["apiVersion"] in OLD_APIS for p in corpus_files(tmp_path) for d in load_file(p, fast=True))
     old_types = [f for f in manifest["findings"] if f["type"].startswith("old-api-")]
     assert old == len(old_types)
 
@@ -119,18 +115,12 @@ def test_deterministic_for_a_seed(tmp_path: Path) -> None:
         runs.append({p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()})
     assert runs[0] == runs[1]
     generate(tmp_path / "other", "--docs", "60", "--seed", "6")
-    other = {
-        p.relative_to(tmp_path / "other"): p.read_bytes()
-        for p in (tmp_path / "other").rglob("*")
-        if p.is_file()
-    }
+    other = {p.relative_to(tmp_path / "other"): p.read_bytes() for p in (tmp_path / "other").rglob("*") if p.is_file()}
     assert other != runs[0]
 
 
 @pytest.mark.parametrize(("files", "share", "expected"), [(20, 0.25, 5), (20, 0.0, 0)])
-def test_needs_fix_share_counts_files(
-    tmp_path: Path, files: int, share: float, expected: int
-) -> None:
+def test_needs_fix_share_counts_files(tmp_path: Path, files: int, share: float, expected: int) -> None:
     manifest = generate(
         tmp_path,
         "--docs",

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from waslint.registry import all_rules
+from waslint.lint.registry import all_rules
 
 
 def test_readme_rule_table_and_rules_doc_are_fresh() -> None:

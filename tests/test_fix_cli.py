@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from waslint.engine import LintOptions
 from waslint.fix import edits as edits_module
 from waslint.fix.command import FixRequest, run
 from waslint.fix.run import FixOptions
+from waslint.lint.engine import LintOptions
 
 V1ALPHA2 = """\
 # training gang
@@ -66,7 +66,10 @@ def test_diff_prints_a_unified_diff_and_changes_nothing(repo: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("--- a/deploy/workload.yaml\n+++ b/deploy/workload.yaml\n@@ ")
     assert "-apiVersion: scheduling.k8s.io/v1alpha2\n+apiVersion: scheduling.k8s.io/v1beta1\n" in result.stdout
-    assert "-    disruptionMode: PodGroup  # 1.36 form\n+    disruptionMode:\n+      all: {}  # 1.36 form\n" in result.stdout
+    assert (
+        "-    disruptionMode: PodGroup  # 1.36 form\n+    disruptionMode:\n+      all: {}  # 1.36 form\n"
+        in result.stdout
+    )
     assert "ok.yaml" not in result.stdout
     assert "Would fix 2 findings in 1 file" in result.stderr  # the summary stays off stdout
     assert (repo / "deploy" / "workload.yaml").read_text() == V1ALPHA2
@@ -239,9 +242,7 @@ def test_a_write_failure_is_exit_2(repo: Path) -> None:
     assert (folder / "workload.yaml").read_text() == V1ALPHA2
 
 
-def test_a_fix_that_breaks_the_yaml_is_not_written_and_reported(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_fix_that_breaks_the_yaml_is_not_written_and_reported(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = edits_module._set_scalar
 
     def broken(node: object, value: str, doc: edits_module.DocText) -> edits_module.Edit:
@@ -258,7 +259,7 @@ def test_a_fix_that_breaks_the_yaml_is_not_written_and_reported(
 
 
 def test_a_fix_that_breaks_the_schema_is_not_written(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from waslint.fix import planner
+    from waslint.lint.fixers import migration as planner
 
     monkeypatch.setitem(planner.DISRUPTION, "PodGroup", {"everything": {}})
     out, err = io.StringIO(), io.StringIO()

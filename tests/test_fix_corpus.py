@@ -131,9 +131,7 @@ def test_corpus_fix_is_idempotent_and_converges(fixed: FixResult, was_copy: Path
     again, _ = fix_paths([str(was_copy)], FixOptions(unsafe=True))
     assert again.changed == [] and again.internal_errors == []
     # What lint still calls fixable, the fix lists with a specific reason.
-    reasons = {
-        (r.finding.path, r.finding.span.line, r.finding.code): r.reason for r in again.remaining
-    }
+    reasons = {(r.finding.path, r.finding.span.line, r.finding.code): r.reason for r in again.remaining}
     findings = lint_path(was_copy, select=["WAS1"]).findings
     for finding in findings:
         if finding.fixable:

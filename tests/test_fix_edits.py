@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from waslint.fix.edits import DocText, Edit, EditConflict, apply_edits, edits_for
-from waslint.fix.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar, apply_to_data, map_path
 from waslint.fix.verify import same
 from waslint.fix.yamltext import Unfixable, eol_of, indent_step, shared_nodes
+from waslint.lint.fixers.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar, apply_to_data, map_path
 
 ALL = {"all": {}}
 
@@ -75,7 +75,10 @@ def test_rename_key_of_an_aliased_value_is_fine() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("- spec:\n    disruptionMode: PodGroup\n    x: 1\n", "- spec:\n    disruptionMode:\n      all: {}\n    x: 1\n"),
+        (
+            "- spec:\n    disruptionMode: PodGroup\n    x: 1\n",
+            "- spec:\n    disruptionMode:\n      all: {}\n    x: 1\n",
+        ),
         ("spec:\n  disruptionMode: PodGroup   # c\n  x: 1\n", "spec:\n  disruptionMode:\n    all: {}   # c\n  x: 1\n"),
         ("spec:\n    disruptionMode: PodGroup\n", "spec:\n    disruptionMode:\n        all: {}\n"),
         ("spec:\n  disruptionMode:  # c\n    PodGroup\n", "spec:\n  disruptionMode:  # c\n    all: {}\n"),
@@ -111,8 +114,10 @@ def test_replace_a_block_mapping_keeps_its_comments() -> None:
         "    podGroup: workers\n"
         "  containers: []\n"
     )
-    ops = (ReplaceValue(("spec", "workloadRef"), {"podGroupName": "train-workers"}),
-           RenameKey(("spec", "workloadRef"), "schedulingGroup"))
+    ops = (
+        ReplaceValue(("spec", "workloadRef"), {"podGroupName": "train-workers"}),
+        RenameKey(("spec", "workloadRef"), "schedulingGroup"),
+    )
     assert fix(text, *ops) == (
         "spec:\n"
         "  schedulingGroup:  # 1.35\n"
@@ -142,7 +147,10 @@ def test_replace_a_block_mapping_keeps_its_comments() -> None:
     ],
 )
 def test_delete_key(text: str, expected: str) -> None:
-    assert fix(text, DeleteKey(("a", "priority")) if text.startswith(("a", "{")) else DeleteKey((0, "priority"))) == expected
+    assert (
+        fix(text, DeleteKey(("a", "priority")) if text.startswith(("a", "{")) else DeleteKey((0, "priority")))
+        == expected
+    )
 
 
 # --------------------------------------------------------------------------- hoisting

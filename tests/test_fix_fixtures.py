@@ -22,8 +22,8 @@ from test_fix_support import (
 )
 
 from conftest import FIXTURES, lint_path
-from waslint.engine import LintOptions
 from waslint.fix.run import FixOptions, FixResult, fix_paths
+from waslint.lint.engine import LintOptions
 
 CASES = sorted(p for p in (FIXTURES / "fix").iterdir() if p.is_dir())
 REGEN = bool(os.environ.get("WASLINT_REGEN"))

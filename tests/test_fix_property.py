@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import lint_texts
 from waslint.fix.run import FixOptions
-from waslint.loader import parse_bytes
+from waslint.io.loader import parse_bytes
 
 NAME = st.from_regex(r"[a-z][a-z0-9]{0,5}(-[a-z0-9]{1,3})?", fullmatch=True)
 COMMENT = st.text(
@@ -52,8 +52,10 @@ def policy(draw: Any, composite: bool = False) -> dict[str, Any]:
 def group_fields(draw: Any, legacy_mode: bool) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     if draw(st.booleans()):
-        fields["disruptionMode"] = draw(st.sampled_from(["Pod", "PodGroup"])) if legacy_mode else draw(
-            st.sampled_from([{"single": {}}, {"all": {}}])
+        fields["disruptionMode"] = (
+            draw(st.sampled_from(["Pod", "PodGroup"]))
+            if legacy_mode
+            else draw(st.sampled_from([{"single": {}}, {"all": {}}]))
         )
     if draw(st.booleans()):
         fields["priorityClassName"] = draw(NAME)
@@ -217,12 +219,12 @@ class Generated:
 
 @st.composite
 def manifest(draw: Any, documents: Any = None) -> Generated:
-    docs = draw(documents if documents is not None else st.lists(
-        st.one_of(was_document(), other_document()), min_size=1, max_size=5
-    ))
-    writer = Writer(
-        draw, draw(st.sampled_from([2, 4])), draw(st.booleans()), draw(st.sampled_from([0.05, 0.25, 0.7]))
+    docs = draw(
+        documents
+        if documents is not None
+        else st.lists(st.one_of(was_document(), other_document()), min_size=1, max_size=5)
     )
+    writer = Writer(draw, draw(st.sampled_from([2, 4])), draw(st.booleans()), draw(st.sampled_from([0.05, 0.25, 0.7])))
     eol = draw(st.sampled_from(["\n", "\r\n"]))
     chunks: list[list[str]] = []
     for position, doc in enumerate(docs):
@@ -317,12 +319,14 @@ def pods_and_workload(draw: Any) -> list[dict[str, Any]]:
         reference: dict[str, Any] = {"name": workload, "podGroup": draw(st.sampled_from(templates))}
         if draw(st.booleans()):
             reference["podGroupReplicaKey"] = draw(st.sampled_from(["0", "1", "a"]))
-        docs.append({
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": f"pod-{number}", "namespace": namespace},
-            "spec": {"workloadRef": reference, "containers": [{"name": "main", "image": "busybox"}]},
-        })
+        docs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"pod-{number}", "namespace": namespace},
+                "spec": {"workloadRef": reference, "containers": [{"name": "main", "image": "busybox"}]},
+            }
+        )
     docs.extend(draw(st.lists(other_document(), max_size=2)))
     return draw(st.permutations(docs))
 
@@ -353,7 +357,9 @@ def test_unsafe_fix_properties(generated: Generated) -> None:
     for text in set(generated.comments):
         assert body.count("# " + text) >= generated.text.count("# " + text), text
     # The other documents are untouched, in order.
-    old_other = [c for c, d in zip(_split(generated.text), generated.docs, strict=True) if d["kind"] in ("ConfigMap", "Service")]
+    old_other = [
+        c for c, d in zip(_split(generated.text), generated.docs, strict=True) if d["kind"] in ("ConfigMap", "Service")
+    ]
     new_chunks = [c.rstrip("\r\n") for c in _split(body)]
     for chunk in old_other:
         assert chunk.rstrip("\r\n") in new_chunks

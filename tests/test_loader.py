@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import codes, lint_text
-from waslint import loader
-from waslint.loader import parse_bytes
+from waslint.io import loader
+from waslint.io.loader import parse_bytes
 
 PODGROUP_OLD = """\
 apiVersion: scheduling.k8s.io/v1beta1
@@ -152,7 +152,7 @@ def test_empty_documents_and_non_objects_are_skipped() -> None:
 
 
 def test_helm_template_gets_a_clear_message() -> None:
-    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  labels:\n    {{- include \"x\" . | nindent 4 }}\n"
+    text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  labels:\n    {{- include "x" . | nindent 4 }}\n'
     finding = _only(lint_text(text), "WAS001")
     assert "Helm/Go template" in finding.message
 
@@ -192,7 +192,9 @@ def test_condition_name_inside_a_command_is_pointed_at_exactly() -> None:
 
 
 def test_node_trees_are_not_kept_but_positions_still_work() -> None:
-    source = parse_bytes("x.yaml", ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n" + PODGROUP_OLD).encode())
+    source = parse_bytes(
+        "x.yaml", ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n" + PODGROUP_OLD).encode()
+    )
     assert all(doc.stored_node is None for doc in source.documents)
     span = source.documents[1].locate(("spec", "disruptionMode"))
     assert (span.line, span.column) == (5 + 8, 3)

@@ -33,7 +33,11 @@ def test_pre_commit_hook_blocks_a_bad_manifest_and_passes_a_good_one(tmp_path: P
         assert PRE_COMMIT is not None
         return subprocess.run(
             [PRE_COMMIT, "try-repo", str(ROOT), "waslint", "--files", *files],
-            cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
 
     failing = run("bad.yaml")

@@ -10,63 +10,97 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import lint_texts
-from waslint.loader import parse_bytes
+from waslint.io.loader import parse_bytes
 
 SEEDS: list[dict[str, Any]] = [
     {
-        "apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload", "metadata": {"name": "w", "namespace": "ml"},
-        "spec": {"podGroupTemplates": [{
-            "name": "workers", "schedulingPolicy": {"gang": {"minCount": 4}},
-            "schedulingConstraints": {"topology": [{"key": "topology.kubernetes.io/zone"}]},
-            "resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "gpu-tpl"}],
-            "disruptionMode": {"all": {}}, "priorityClassName": "high",
-        }]},
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "Workload",
+        "metadata": {"name": "w", "namespace": "ml"},
+        "spec": {
+            "podGroupTemplates": [
+                {
+                    "name": "workers",
+                    "schedulingPolicy": {"gang": {"minCount": 4}},
+                    "schedulingConstraints": {"topology": [{"key": "topology.kubernetes.io/zone"}]},
+                    "resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "gpu-tpl"}],
+                    "disruptionMode": {"all": {}},
+                    "priorityClassName": "high",
+                }
+            ]
+        },
     },
     {
-        "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": "w-0", "namespace": "ml"},
+        "apiVersion": "scheduling.k8s.io/v1alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": "w-0", "namespace": "ml"},
         "spec": {
             "podGroupTemplateRef": {"workload": {"workloadName": "w", "podGroupTemplateName": "workers"}},
-            "schedulingPolicy": {"gang": {"minCount": 4}}, "disruptionMode": "PodGroup",
+            "schedulingPolicy": {"gang": {"minCount": 4}},
+            "disruptionMode": "PodGroup",
             "resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "gpu-tpl"}],
         },
     },
     {
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"},
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ml"},
         "spec": {
-            "schedulingGroup": {"podGroupName": "w-0"}, "schedulerName": "kai-scheduler",
+            "schedulingGroup": {"podGroupName": "w-0"},
+            "schedulerName": "kai-scheduler",
             "resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "other"}],
             "containers": [{"name": "c", "image": "i", "resources": {"requests": {"nvidia.com/gpu": 1}}}],
         },
     },
     {
-        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "ml"},
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j", "namespace": "ml"},
         "spec": {
-            "parallelism": 2, "completions": 2, "completionMode": "Indexed",
+            "parallelism": 2,
+            "completions": 2,
+            "completionMode": "Indexed",
             "scheduling": {"schedulingPolicy": {"gang": {"minCount": 3}}, "disruptionMode": "Pod"},
-            "template": {"spec": {"workloadRef": {"name": "w", "podGroup": "workers"},
-                                  "containers": [{"name": "c", "image": "i"}]}},
+            "template": {
+                "spec": {
+                    "workloadRef": {"name": "w", "podGroup": "workers"},
+                    "containers": [{"name": "c", "image": "i"}],
+                }
+            },
         },
     },
     {
-        "apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": "q"},
+        "apiVersion": "scheduling.run.ai/v2",
+        "kind": "Queue",
+        "metadata": {"name": "q"},
         "spec": {"parentQueue": "root", "resources": {"gpu": {"quota": 4}, "cpu": {"quota": -1, "limit": 0}}},
     },
     {
-        "apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup", "metadata": {"name": "c"},
-        "spec": {"workloadRef": {"workloadName": "w", "templateName": "t"},
-                 "schedulingPolicy": {"gang": {"minGroupCount": 2}}},
+        "apiVersion": "scheduling.k8s.io/v1alpha3",
+        "kind": "CompositePodGroup",
+        "metadata": {"name": "c"},
+        "spec": {
+            "workloadRef": {"workloadName": "w", "templateName": "t"},
+            "schedulingPolicy": {"gang": {"minGroupCount": 2}},
+        },
     },
 ]
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-5, 10**10), st.floats(allow_nan=False, allow_infinity=False),
-    st.text(max_size=12), st.sampled_from(["Pod", "PodGroup", "gang", "", "v1beta1", "kai-scheduler", "-1"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 10**10),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+    st.sampled_from(["Pod", "PodGroup", "gang", "", "v1beta1", "kai-scheduler", "-1"]),
 )
 values = st.recursive(
     scalars,
     lambda children: st.one_of(
         st.lists(children, max_size=4),
-        st.dictionaries(st.sampled_from(["name", "spec", "gang", "minCount", "basic", "items", "x"]), children, max_size=4),
+        st.dictionaries(
+            st.sampled_from(["name", "spec", "gang", "minCount", "basic", "items", "x"]), children, max_size=4
+        ),
     ),
     max_leaves=12,
 )

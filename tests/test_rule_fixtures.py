@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, lint_path
-from waslint.registry import all_rules, get_rule
+from waslint.lint.registry import all_rules, get_rule
 
 RULE_DIRS = sorted(p for p in (FIXTURES / "rules").iterdir() if p.is_dir())
 # Rules whose behaviour needs more than a file pair (a git history, a suppression) are tested elsewhere.

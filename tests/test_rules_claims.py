@@ -7,7 +7,8 @@ import textwrap
 import pytest
 
 from conftest import lint_text, lint_texts
-from waslint.model import Finding, Severity
+from waslint.core.model import Severity
+from waslint.findings import Finding
 
 CLAIMS = ["WAS201", "WAS202", "WAS203", "WAS204"]
 
@@ -56,9 +57,7 @@ def pod_group(namespace: str | None = "ml") -> str:
     return POD_GROUP.format(namespace=f"namespace: {namespace}" if namespace else "")
 
 
-def pod(
-    claims: str, namespace: str | None = "ml", name: str = "worker-0", group: str = "workers"
-) -> str:
+def pod(claims: str, namespace: str | None = "ml", name: str = "worker-0", group: str = "workers") -> str:
     ns = f"\n  namespace: {namespace}" if namespace else ""
     return (
         f"\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}{ns}\nspec:\n"
@@ -272,8 +271,14 @@ def test_201_list_items() -> None:
 def test_201_several_documents_several_groups() -> None:
     other_group = pod_group().replace("name: workers", "name: evaluators")
     text = (
-        pod_group() + "---" + other_group + "---" + pod(MISMATCH) + "---"
-        + pod(MATCH, name="eval-0", group="evaluators") + "---"
+        pod_group()
+        + "---"
+        + other_group
+        + "---"
+        + pod(MISMATCH)
+        + "---"
+        + pod(MATCH, name="eval-0", group="evaluators")
+        + "---"
         + pod(RENAMED, name="eval-1", group="evaluators")
     )
     found = run(text, "WAS201")
@@ -301,8 +306,12 @@ def test_claim_rules_never_crash_on_wrong_types(spec: str) -> None:
       resourceClaims: {name: x}
     """
     text = (
-        pod_group(None) + "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n" + spec
-        + "---\n" + y(broken_group) + "---\nkind: Pod\n---\n- just\n- a list\n"
+        pod_group(None)
+        + "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
+        + spec
+        + "---\n"
+        + y(broken_group)
+        + "---\nkind: Pod\n---\n- just\n- a list\n"
     )
     result = lint_texts({"broken.yaml": text}, select=CLAIMS)
     assert result.internal_errors == []
@@ -340,9 +349,7 @@ def test_202_no_member_in_the_set_is_silent() -> None:
 
 
 def test_202_members_in_other_files() -> None:
-    files = {
-        "group.yaml": pod_group(), "pods/a.yaml": pod(""), "pods/b.yaml": pod(MATCH, name="w1")
-    }
+    files = {"group.yaml": pod_group(), "pods/a.yaml": pod(""), "pods/b.yaml": pod(MATCH, name="w1")}
     assert run_files(files, "WAS202") == []
     files.pop("pods/b.yaml")
     assert len(run_files(files, "WAS202")) == 1

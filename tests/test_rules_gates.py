@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import codes, lint_text, lint_texts, run_cli
-from waslint.engine import RunError
-from waslint.gates_inventory import gate_table, parse_feature_gates, parse_runtime_config
-from waslint.model import Finding
+from waslint.findings import Finding
+from waslint.knowledge.gates import gate_table
+from waslint.lint.engine import RunError
+from waslint.objects.gate_inventory import parse_feature_gates, parse_runtime_config
 
 
 def only(findings: list[Finding], *wanted: str) -> list[Finding]:
@@ -518,7 +519,7 @@ def test_several_documents_and_lists() -> None:
 
 @pytest.mark.parametrize("code", ["WAS701", "WAS702", "WAS703"])
 def test_documented_example_fires_and_use_instead_is_silent(code: str) -> None:
-    from waslint.registry import get_rule
+    from waslint.lint.registry import get_rule
 
     rule = get_rule(code)
     assert rule is not None

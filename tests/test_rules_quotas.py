@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from conftest import CORPUS, lint_text, lint_texts, needs_corpus, run_cli
-from waslint.model import Finding, Severity
-from waslint.quantity import parse_quantity
-from waslint.registry import get_rule
-from waslint.rules.quotas import is_extended_resource
+from waslint.core.model import Severity
+from waslint.findings import Finding
+from waslint.lint.registry import get_rule
+from waslint.lint.rules.quotas import is_extended_resource
+from waslint.objects.quantity import parse_quantity
 
 
 def only(code: str, findings: list[Finding]) -> list[Finding]:
@@ -167,9 +168,7 @@ class TestQueueLimitUnset:
 
     def test_other_versions_and_kinds_are_ignored(self) -> None:
         assert lint("WAS501", queue("q", "gpu: {quota: 1}", version="v1")) == []
-        volcano = queue("q", "gpu: {quota: 1}").replace(
-            "scheduling.run.ai", "scheduling.volcano.sh"
-        )
+        volcano = queue("q", "gpu: {quota: 1}").replace("scheduling.run.ai", "scheduling.volcano.sh")
         assert lint("WAS501", volcano) == []
 
 
@@ -320,17 +319,12 @@ class TestNonPreemptibleOverQuota:
     def test_preemptibility_label_overrides_priority(self) -> None:
         preemptible = kai_job(extra="    kai.scheduler/preemptibility: preemptible\n")
         assert lint("WAS503", TEAM_A + "---\n" + preemptible) == []
-        forced = kai_job(
-            priority="train", extra="    kai.scheduler/preemptibility: non-preemptible\n"
-        )
+        forced = kai_job(priority="train", extra="    kai.scheduler/preemptibility: non-preemptible\n")
         [finding] = lint("WAS503", TEAM_A + "---\n" + forced)
         assert finding.field_path[-1] == "kai.scheduler/preemptibility"
 
     def test_priority_class_value_from_the_set(self) -> None:
-        pc = (
-            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
-            "metadata:\n  name: {n}\nvalue: {v}\n"
-        )
+        pc = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: {n}\nvalue: {v}\n"
         job = kai_job(priority=None, spec_priority="      priorityClassName: urgent\n")
         assert lint("WAS503", TEAM_A + "---\n" + pc.format(n="urgent", v=99) + "---\n" + job) == []
         [finding] = lint("WAS503", TEAM_A + "---\n" + pc.format(n="urgent", v=500) + "---\n" + job)

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from conftest import CORPUS, lint_text, lint_texts, needs_corpus, run_cli
-from waslint.model import Finding, Severity
-from waslint.registry import get_rule
+from waslint.core.model import Severity
+from waslint.findings import Finding
+from waslint.lint.registry import get_rule
 
 
 def only(code: str, findings: list[Finding]) -> list[Finding]:
@@ -56,11 +57,7 @@ spec:
 
 class TestDanglingPodGroupRef:
     def test_names_group_namespace_and_suggestion(self) -> None:
-        text = (
-            PODGROUP.format(name="trainer-workers", ns="ml")
-            + "---\n"
-            + POD.format(ns="ml", group="trainer-worker")
-        )
+        text = PODGROUP.format(name="trainer-workers", ns="ml") + "---\n" + POD.format(ns="ml", group="trainer-worker")
         [finding] = lint("WAS401", text)
         assert finding.severity is Severity.WARNING
         assert '"trainer-worker"' in finding.message and '"ml"' in finding.message
@@ -68,18 +65,12 @@ class TestDanglingPodGroupRef:
         assert finding.span.line == 18  # the podGroupName line
 
     def test_silent_without_podgroups_in_that_namespace(self) -> None:
-        text = (
-            PODGROUP.format(name="trainer-workers", ns="other")
-            + "---\n"
-            + POD.format(ns="ml", group="missing")
-        )
+        text = PODGROUP.format(name="trainer-workers", ns="other") + "---\n" + POD.format(ns="ml", group="missing")
         assert lint("WAS401", text) == []
 
     def test_resolves_across_files(self) -> None:
         files = {
-            "groups.yaml": PODGROUP.format(name="a", ns="ml")
-            + "---\n"
-            + PODGROUP.format(name="b", ns="ml"),
+            "groups.yaml": PODGROUP.format(name="a", ns="ml") + "---\n" + PODGROUP.format(name="b", ns="ml"),
             "pods.yaml": POD.format(ns="ml", group="b"),
         }
         assert lint_files("WAS401", files) == []
@@ -196,9 +187,7 @@ def ref(
 class TestDanglingWorkloadRef:
     def test_nested_template_resolves(self) -> None:
         assert lint("WAS402", WORKLOAD + "---\n" + ref()) == []
-        assert (
-            lint("WAS402", WORKLOAD + "---\n" + ref("CompositePodGroup", template="cluster")) == []
-        )
+        assert lint("WAS402", WORKLOAD + "---\n" + ref("CompositePodGroup", template="cluster")) == []
 
     def test_missing_template_is_an_error(self) -> None:
         [finding] = lint("WAS402", WORKLOAD + "---\n" + ref(template="worker"))
@@ -209,18 +198,14 @@ class TestDanglingWorkloadRef:
     def test_wrong_template_kind_is_an_error(self) -> None:
         [finding] = lint("WAS402", WORKLOAD + "---\n" + ref(template="cluster"))
         assert "compositePodGroupTemplates entry" in finding.message
-        [finding] = lint(
-            "WAS402", WORKLOAD + "---\n" + ref("CompositePodGroup", template="workers")
-        )
+        [finding] = lint("WAS402", WORKLOAD + "---\n" + ref("CompositePodGroup", template="workers"))
         assert finding.severity is Severity.ERROR
         assert "must reference a compositePodGroupTemplates entry" in finding.message
 
     def test_missing_workload_warns_only_when_namespace_has_workloads(self) -> None:
         [finding] = lint("WAS402", WORKLOAD + "---\n" + ref(workload="trainig"))
         assert finding.severity is Severity.WARNING
-        assert (
-            'Workload "trainig"' in finding.message and 'did you mean "training"' in finding.message
-        )
+        assert 'Workload "trainig"' in finding.message and 'did you mean "training"' in finding.message
         assert lint("WAS402", WORKLOAD + "---\n" + ref(ns="other", workload="x")) == []
 
     def test_workload_in_another_file(self) -> None:
@@ -357,17 +342,14 @@ spec:
 
     def test_annotation_with_schedulinggroup_under_an_owner(self) -> None:
         [finding] = lint("WAS403", job(metadata=ANNOTATION + OWNER, group=GROUP))
-        assert (
-            "opts the Job out" in finding.message and "no controller owner" not in finding.message
-        )
+        assert "opts the Job out" in finding.message and "no controller owner" not in finding.message
 
     @pytest.mark.parametrize(
         "metadata",
         [
             "  annotations: [a]\n",
             "  annotations: {scheduling.k8s.io/group-template-name: 5}\n",
-            "  ownerReferences: oops\n"
-            "  annotations:\n    scheduling.k8s.io/group-template-name: w\n",
+            "  ownerReferences: oops\n  annotations:\n    scheduling.k8s.io/group-template-name: w\n",
         ],
     )
     def test_wrong_types_never_crash(self, metadata: str) -> None:
@@ -396,9 +378,7 @@ spec:
             == []
         )
         generated = one.replace("name: workers", "generateName: workers-")
-        assert (
-            lint_files("WAS403", {"a.yaml": generated, "b.yaml": generated.replace("2", "5")}) == []
-        )
+        assert lint_files("WAS403", {"a.yaml": generated, "b.yaml": generated.replace("2", "5")}) == []
 
     def test_unserved_versions_are_left_to_was101(self) -> None:
         old = PODGROUP.format(name="workers", ns="ml").replace("v1beta1", "v1alpha2")
@@ -414,9 +394,7 @@ spec:
 
 class TestCompetingGangSchedulers:
     def test_pod_with_volcano_scheduler(self) -> None:
-        text = POD.format(ns="ml", group="g").replace(
-            "  containers:", "  schedulerName: volcano\n  containers:"
-        )
+        text = POD.format(ns="ml", group="g").replace("  containers:", "  schedulerName: volcano\n  containers:")
         [finding] = lint("WAS404", text)
         assert "Volcano" in finding.message and "schedulerName: volcano" in finding.message
         assert finding.field_path == ("spec", "schedulingGroup")
@@ -545,9 +523,7 @@ class TestUnknownPriorityClass:
         [finding] = lint_files("WAS405", files)
         assert finding.severity is Severity.WARNING and finding.path == "pod.yaml"
         assert 'did you mean "high"' in finding.message and "the set" in finding.message
-        files["pod.yaml"] = (
-            pod_with_class("high") + "---\n" + pod_with_class("system-cluster-critical")
-        )
+        files["pod.yaml"] = pod_with_class("high") + "---\n" + pod_with_class("system-cluster-critical")
         assert lint_files("WAS405", files) == []
 
     def test_snapshot_is_the_cluster_truth(self, tmp_path: Path) -> None:
@@ -570,8 +546,7 @@ class TestUnknownPriorityClass:
     def test_snapshot_without_priority_classes_is_silent(self, tmp_path: Path) -> None:
         snapshot = tmp_path / "snap.yaml"
         snapshot.write_text(
-            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"
-            "  metadata: {name: n1}\n"
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n"
         )
         assert lint("WAS405", pod_with_class("nope"), extra={"snapshot_path": str(snapshot)}) == []
 

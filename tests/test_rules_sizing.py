@@ -7,7 +7,8 @@ import textwrap
 import pytest
 
 from conftest import lint_text, lint_texts
-from waslint.model import Finding, Severity
+from waslint.core.model import Severity
+from waslint.findings import Finding
 
 SIZING = ["WAS301", "WAS302", "WAS303", "WAS304", "WAS305", "WAS306"]
 
@@ -36,20 +37,23 @@ def line_of(text: str, needle: str, occurrence: int = 1) -> int:
     raise AssertionError(f"{needle!r} not in text")
 
 
-def job(min_count: str | None, parallelism: str | None = "4", completions: str | None = None,
-        extra_template: str = "", name: str = "train") -> str:
+def job(
+    min_count: str | None,
+    parallelism: str | None = "4",
+    completions: str | None = None,
+    extra_template: str = "",
+    name: str = "train",
+) -> str:
     lines = ["apiVersion: batch/v1", "kind: Job", "metadata:", f"  name: {name}", "spec:"]
     if parallelism is not None:
         lines.append(f"  parallelism: {parallelism}")
     if completions is not None:
         lines.append(f"  completions: {completions}")
     lines += ["  scheduling:", "    schedulingPolicy:"]
-    lines += ["      gang:", f"        minCount: {min_count}"] if min_count is not None else [
-        "      gang: {}"]
+    lines += ["      gang:", f"        minCount: {min_count}"] if min_count is not None else ["      gang: {}"]
     lines += ["  template:", "    spec:"]
     lines += [f"      {line}" for line in extra_template.splitlines() if line]
-    lines += ["      restartPolicy: Never", "      containers:", "      - name: main",
-              "        image: trainer:1.0"]
+    lines += ["      restartPolicy: Never", "      containers:", "      - name: main", "        image: trainer:1.0"]
     return "\n".join(lines) + "\n"
 
 
@@ -174,9 +178,13 @@ def group(count: int | str = 4) -> str:
 
 def member_pod(name: str, namespace: str = "ml", owner: bool = False) -> str:
     owned = (
-        "\n  ownerReferences:\n  - apiVersion: batch/v1\n    kind: Job\n    name: train\n"
-        "    uid: x\n    controller: true"
-    ) if owner else ""
+        (
+            "\n  ownerReferences:\n  - apiVersion: batch/v1\n    kind: Job\n    name: train\n"
+            "    uid: x\n    controller: true"
+        )
+        if owner
+        else ""
+    )
     return (
         f"\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: {namespace}{owned}\n"
         "spec:\n  schedulingGroup:\n    podGroupName: workers\n  containers:\n  - name: main\n"
@@ -350,8 +358,9 @@ def workload(extra: str = "") -> str:
     return WORKLOAD.format(extra=textwrap.indent(y(extra), "    ") if extra else "")
 
 
-def pg(spec: str, ref: str = "workloadRef:\n  workloadName: training\n  templateName: workers\n",
-       namespace: str = "ml") -> str:
+def pg(
+    spec: str, ref: str = "workloadRef:\n  workloadName: training\n  templateName: workers\n", namespace: str = "ml"
+) -> str:
     body = textwrap.indent(y(ref) + y(spec), "  ")
     return (
         f"\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata:\n  name: training-0\n"
@@ -409,8 +418,7 @@ def test_304_min_count_drift_explains_mutability() -> None:
 
 def test_304_follows_the_legacy_template_ref() -> None:
     legacy = "podGroupTemplateRef:\n  workload:\n    workloadName: training\n    podGroupTemplateName: workers\n"
-    found = run(workload() + "---" + pg("schedulingPolicy:\n  gang:\n    minCount: 2\n", ref=legacy),
-                "WAS304")
+    found = run(workload() + "---" + pg("schedulingPolicy:\n  gang:\n    minCount: 2\n", ref=legacy), "WAS304")
     assert len(found) == 1
 
 
@@ -418,13 +426,28 @@ def test_304_follows_the_legacy_template_ref() -> None:
     ("files", "why"),
     [
         ({"pg.yaml": pg("schedulingPolicy:\n  gang:\n    minCount: 2\n")}, "no Workload"),
-        ({"w.yaml": workload(), "pg.yaml": pg("schedulingPolicy:\n  gang:\n    minCount: 2\n",
-                                              namespace="other")}, "other namespace"),
-        ({"w.yaml": workload(), "pg.yaml": pg(
-            "schedulingPolicy:\n  gang:\n    minCount: 2\n",
-            ref="workloadRef:\n  workloadName: training\n  templateName: nope\n")}, "no template"),
-        ({"a/w.yaml": workload(), "b/w.yaml": workload().replace("minCount: 8", "minCount: 2"),
-          "c/pg.yaml": pg("schedulingPolicy:\n  gang:\n    minCount: 2\n")}, "ambiguous copies"),
+        (
+            {"w.yaml": workload(), "pg.yaml": pg("schedulingPolicy:\n  gang:\n    minCount: 2\n", namespace="other")},
+            "other namespace",
+        ),
+        (
+            {
+                "w.yaml": workload(),
+                "pg.yaml": pg(
+                    "schedulingPolicy:\n  gang:\n    minCount: 2\n",
+                    ref="workloadRef:\n  workloadName: training\n  templateName: nope\n",
+                ),
+            },
+            "no template",
+        ),
+        (
+            {
+                "a/w.yaml": workload(),
+                "b/w.yaml": workload().replace("minCount: 8", "minCount: 2"),
+                "c/pg.yaml": pg("schedulingPolicy:\n  gang:\n    minCount: 2\n"),
+            },
+            "ambiguous copies",
+        ),
     ],
 )
 def test_304_silent_without_a_unique_template(files: dict[str, str], why: str) -> None:
@@ -504,9 +527,7 @@ def kai_job(value: str, parallelism: int = 4, extra: str = "") -> str:
 def test_305_kai_annotation_error_warning_and_match() -> None:
     text = kai_job('"8"')
     found = run(text, "WAS305")
-    assert [(f.severity, f.span.line) for f in found] == [
-        (Severity.ERROR, line_of(text, "batch-min-member"))
-    ]
+    assert [(f.severity, f.span.line) for f in found] == [(Severity.ERROR, line_of(text, "batch-min-member"))]
     assert "parallelism 4 (spec.parallelism)" in found[0].message
     smaller = run(kai_job('"2"'), "WAS305")
     assert [f.severity for f in smaller] == [Severity.WARNING]
@@ -547,10 +568,9 @@ def test_305_jobset_total_and_in_order() -> None:
                 - name: main
                   image: busybox
     """
+
     def check(value: int, order: str = "") -> list[tuple[Severity, str]]:
-        text = y(jobset).replace("{value}", str(value)).replace(
-            "{order}", order or "successPolicy: {operator: All}"
-        )
+        text = y(jobset).replace("{value}", str(value)).replace("{order}", order or "successPolicy: {operator: All}")
         return [(f.severity, f.message) for f in run(text, "WAS305")]
 
     assert check(5) == []
@@ -622,9 +642,7 @@ def test_305_volcano_job_min_available() -> None:
         template: {spec: {containers: [{name: w, image: tf}]}}
     """
     found = run(text, "WAS305")
-    assert [(f.severity, f.span.line) for f in found] == [
-        (Severity.ERROR, line_of(text, "minAvailable"))
-    ]
+    assert [(f.severity, f.span.line) for f in found] == [(Severity.ERROR, line_of(text, "minAvailable"))]
     assert "ps 1 + worker 3" in found[0].message
     assert run(text.replace("minAvailable: 5", "minAvailable: 4"), "WAS305") == []
     unknown = text.replace("        replicas: 3\n", "")
@@ -663,8 +681,7 @@ def test_305_third_party_pod_groups_across_files() -> None:
     assert [(f.path, f.severity) for f in found] == [("pg.yaml", Severity.ERROR)]
     assert "Job gang: 2" in found[0].message
     # a member in another namespace does not count; no member at all: silent
-    assert run_files({"pg.yaml": kai_group, "job.yaml": member.replace("ml", "other")},
-                     "WAS305") == []
+    assert run_files({"pg.yaml": kai_group, "job.yaml": member.replace("ml", "other")}, "WAS305") == []
 
 
 def test_305_kai_sub_groups_are_compared_per_leaf() -> None:
@@ -748,8 +765,14 @@ def test_305_volcano_and_coscheduling_groups() -> None:
             image: x
     """
     assert run(cosched, "WAS305") == []  # replicas unset: unknown
-    assert len(run(cosched.replace("    spec:\n      template:", "    spec:\n      replicas: 1\n"
-                                   "      template:"), "WAS305")) == 1
+    assert (
+        len(
+            run(
+                cosched.replace("    spec:\n      template:", "    spec:\n      replicas: 1\n      template:"), "WAS305"
+            )
+        )
+        == 1
+    )
 
 
 def test_305_wrong_types_do_not_crash() -> None:
@@ -856,8 +879,17 @@ def test_306_job_min_count_is_optional_but_positive() -> None:
 
 @pytest.mark.parametrize(
     ("value", "fires"),
-    [('"4"', False), ('"+4"', False), ("4", True), ('"0"', True), ('"two"', True),
-     ('"4 "', True), ('"-1"', True), ("true", True), ('""', True)],
+    [
+        ('"4"', False),
+        ('"+4"', False),
+        ("4", True),
+        ('"0"', True),
+        ('"two"', True),
+        ('"4 "', True),
+        ('"-1"', True),
+        ("true", True),
+        ('""', True),
+    ],
 )
 def test_306_kai_annotation_must_parse(value: str, fires: bool) -> None:
     assert bool(run(kai_job(value), "WAS306")) is fires
@@ -889,7 +921,7 @@ def test_306_wrong_types_are_left_to_was002() -> None:
 
 @pytest.mark.parametrize("code", [*SIZING, "WAS201", "WAS202", "WAS203", "WAS204"])
 def test_documented_example_fires_and_use_instead_is_silent(code: str) -> None:
-    from waslint.registry import get_rule
+    from waslint.lint.registry import get_rule
 
     rule = get_rule(code)
     assert rule is not None

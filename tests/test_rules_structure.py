@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import codes, lint_path, lint_text, lint_texts, run_cli
-from waslint.engine import RunError
-from waslint.model import Finding
-from waslint.quantity import parse_quantity
-from waslint.rules.structure import label_key_problem
+from waslint.findings import Finding
+from waslint.lint.engine import RunError
+from waslint.lint.rules.structure import label_key_problem
+from waslint.objects.quantity import parse_quantity
 
 
 def only(findings: list[Finding], code: str) -> list[Finding]:
@@ -551,7 +551,7 @@ def test_was604_cli_exit_codes(repo: Path) -> None:
 
 @pytest.mark.parametrize("code", ["WAS601", "WAS602", "WAS603", "WAS604", "WAS605"])
 def test_documented_example_fires_and_use_instead_is_silent(code: str, tmp_path: Path) -> None:
-    from waslint.registry import get_rule
+    from waslint.lint.registry import get_rule
 
     rule = get_rule(code)
     assert rule is not None

@@ -1,4 +1,4 @@
-"""Tests for waslint.schema and the generated schema files (scripts/gen_schemas.py)."""
+"""Tests for waslint.knowledge.schema and the generated schema files (scripts/gen_schemas.py)."""
 
 from __future__ import annotations
 
@@ -16,18 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waslint import schema
-from waslint.schema import (
-    SchemaIssue,
-    has_fragment,
-    has_schema,
-    validate_fragment,
-    validate_object,
-)
+from waslint.knowledge import schema
+from waslint.knowledge.schema import SchemaIssue, has_fragment, has_schema, validate_fragment, validate_object
 
 REPO = Path(__file__).resolve().parent.parent
 GEN = REPO / "scripts" / "gen_schemas.py"
-SCHEMAS = REPO / "src" / "waslint" / "schemas"
+SCHEMAS = REPO / "src" / "waslint" / "knowledge" / "schemas"
 SRC = REPO / "src"
 
 SCHED = "scheduling.k8s.io"
@@ -79,9 +73,7 @@ def podgroup_v1alpha2() -> dict[str, Any]:
         "kind": "PodGroup",
         "metadata": {"name": "train-workers"},
         "spec": {
-            "podGroupTemplateRef": {
-                "workload": {"workloadName": "train", "podGroupTemplateName": "workers"}
-            },
+            "podGroupTemplateRef": {"workload": {"workloadName": "train", "podGroupTemplateName": "workers"}},
             "schedulingPolicy": {"gang": {"minCount": 4}},
             "disruptionMode": "Pod",
         },
@@ -261,9 +253,7 @@ def test_minimal_objects_are_clean() -> None:
 
 def test_yaml_timestamps_count_as_strings() -> None:
     pg = podgroup_v1beta1()
-    pg["status"]["conditions"][0]["lastTransitionTime"] = datetime.datetime(
-        2026, 1, 1, tzinfo=datetime.timezone.utc
-    )
+    pg["status"]["conditions"][0]["lastTransitionTime"] = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
     assert validate_object("1.37", f"{SCHED}/v1beta1", "PodGroup", pg) == []
 
 
@@ -301,8 +291,7 @@ def test_wrong_type_points_at_value() -> None:
     assert issues == [
         SchemaIssue(
             ("spec", "podGroupTemplates", 0, "schedulingPolicy", "gang", "minCount"),
-            "spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: "
-            "expected integer, got string 'four'",
+            "spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: expected integer, got string 'four'",
         )
     ]
 
@@ -334,9 +323,7 @@ def test_missing_required_points_at_parent() -> None:
     issues = validate_object("1.37", f"{SCHED}/v1beta1", "PodGroup", pg)
     assert issues == [
         SchemaIssue(("spec",), "missing required field 'schedulingPolicy' in spec"),
-        SchemaIssue(
-            ("spec", "workloadRef"), "missing required field 'templateName' in spec.workloadRef"
-        ),
+        SchemaIssue(("spec", "workloadRef"), "missing required field 'templateName' in spec.workloadRef"),
     ]
     assert issues[0].message.startswith("missing required field 'schedulingPolicy'")
 
@@ -374,9 +361,7 @@ def test_v1alpha2_podgroup_against_v1beta1() -> None:
     assert messages[("spec", "podGroupTemplateRef")] == [
         "unknown field 'podGroupTemplateRef' in spec (not in scheduling.k8s.io/v1beta1 PodGroup)"
     ]
-    assert messages[("spec", "disruptionMode")] == [
-        "spec.disruptionMode: expected object, got string 'Pod'"
-    ]
+    assert messages[("spec", "disruptionMode")] == ["spec.disruptionMode: expected object, got string 'Pod'"]
 
 
 def test_v1alpha1_workload_against_v1beta1() -> None:
@@ -415,9 +400,7 @@ def test_issues_sorted_and_deduplicated() -> None:
 
 
 def test_index_order_is_numeric() -> None:
-    templates: list[dict[str, Any]] = [
-        {"name": "ok", "schedulingPolicy": {"basic": {}}} for _ in range(12)
-    ]
+    templates: list[dict[str, Any]] = [{"name": "ok", "schedulingPolicy": {"basic": {}}} for _ in range(12)]
     templates[2]["name"] = 2
     templates[10]["name"] = 10
     wl = {"spec": {"podGroupTemplates": templates}}
@@ -446,8 +429,7 @@ def test_job_scheduling_fragment() -> None:
     assert issues == [
         SchemaIssue(
             ("spec", "scheduling", "policy"),
-            "unknown field 'policy' in spec.scheduling"
-            " (not in batch/v1 JobSchedulingConfiguration)",
+            "unknown field 'policy' in spec.scheduling (not in batch/v1 JobSchedulingConfiguration)",
         ),
         SchemaIssue(
             ("spec", "scheduling", "schedulingPolicy", "gang", "minCount"),
@@ -464,11 +446,7 @@ def test_pod_scheduling_group_fragment() -> None:
         issues = validate_fragment(release, "PodSchedulingGroup", {"podGroup": "pg"}, base)
         assert paths(issues) == [(*base, "podGroup")]
         issues = validate_fragment(release, "PodSchedulingGroup", "pg", base)
-        assert issues == [
-            SchemaIssue(
-                base, "spec.template.spec.schedulingGroup: expected object, got string 'pg'"
-            )
-        ]
+        assert issues == [SchemaIssue(base, "spec.template.spec.schedulingGroup: expected object, got string 'pg'")]
 
 
 def test_workload_reference_fragment() -> None:
@@ -534,9 +512,7 @@ def test_has_schema(release: str, api_version: str, kind: str, expected: bool) -
 
 def test_no_schema_gives_issue_not_exception() -> None:
     issues = validate_object("1.37", f"{SCHED}/v1alpha2", "Workload", workload_v1alpha2())
-    assert issues == [
-        SchemaIssue((), "no schema for scheduling.k8s.io/v1alpha2 Workload in Kubernetes 1.37")
-    ]
+    assert issues == [SchemaIssue((), "no schema for scheduling.k8s.io/v1alpha2 Workload in Kubernetes 1.37")]
 
 
 def test_schema_kinds() -> None:
@@ -549,7 +525,7 @@ def test_schema_kinds() -> None:
 
 def test_import_does_not_import_jsonschema() -> None:
     code = (
-        "import waslint.schema as s, sys; "
+        "import waslint.knowledge.schema as s, sys; "
         "assert 'jsonschema' not in sys.modules; "
         "assert s.has_schema('1.37', 'scheduling.k8s.io/v1beta1', 'Workload'); "
         "assert s.has_fragment('1.37', 'PodSchedulingGroup'); "
@@ -801,9 +777,7 @@ def test_root_must_be_object() -> None:
 def test_cyclic_and_deep_input() -> None:
     tpl: dict[str, Any] = {"name": "c", "schedulingPolicy": {"basic": {}}}
     tpl["compositePodGroupTemplates"] = [tpl]
-    issues = validate_object(
-        "1.37", f"{SCHED}/v1beta1", "Workload", {"spec": {"compositePodGroupTemplates": [tpl]}}
-    )
+    issues = validate_object("1.37", f"{SCHED}/v1beta1", "Workload", {"spec": {"compositePodGroupTemplates": [tpl]}})
     assert issues and all(isinstance(i, SchemaIssue) for i in issues)
 
     deep: dict[str, Any] = {"name": "c", "schedulingPolicy": {"basic": {}}}
@@ -812,9 +786,7 @@ def test_cyclic_and_deep_input() -> None:
         nxt: dict[str, Any] = {"name": "c", "schedulingPolicy": {"basic": {}}}
         cur["compositePodGroupTemplates"] = [nxt]
         cur = nxt
-    issues = validate_object(
-        "1.37", f"{SCHED}/v1beta1", "Workload", {"spec": {"compositePodGroupTemplates": [deep]}}
-    )
+    issues = validate_object("1.37", f"{SCHED}/v1beta1", "Workload", {"spec": {"compositePodGroupTemplates": [deep]}})
     assert issues == [SchemaIssue((), "value is nested too deeply to validate")]
 
 
@@ -904,7 +876,7 @@ def test_schema_files_are_self_contained(path: Path) -> None:
 
 
 def test_schema_files_ship_as_package_resources() -> None:
-    root = resources.files("waslint") / "schemas" / "1.37" / "index.json"
+    root = resources.files("waslint.knowledge") / "schemas" / "1.37" / "index.json"
     assert json.loads(root.read_text(encoding="utf-8"))["kinds"]
 
 
@@ -917,9 +889,7 @@ def test_v1alpha3_equals_v1beta1_for_workload_and_podgroup() -> None:
 
 def test_gen_schemas_check_passes() -> None:
     pytest.importorskip("kubernetes_validate")
-    result = subprocess.run(
-        [sys.executable, str(GEN), "--check"], capture_output=True, text=True, cwd=REPO
-    )
+    result = subprocess.run([sys.executable, str(GEN), "--check"], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stderr
 
 

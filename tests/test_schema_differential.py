@@ -1,4 +1,4 @@
-"""Differential tests: the compiled validator in :mod:`waslint.schema` against the
+"""Differential tests: the compiled validator in :mod:`waslint.knowledge.schema` against the
 jsonschema-based implementation it replaced (ported below as the oracle).
 
 Every (release, kind) and fragment schema is exercised with random instances
@@ -30,11 +30,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from waslint import schema
+from waslint.knowledge import schema
 
 jsonschema = pytest.importorskip("jsonschema")
 
-SCHEMAS = Path(__file__).resolve().parent.parent / "src" / "waslint" / "schemas"
+SCHEMAS = Path(__file__).resolve().parent.parent / "src" / "waslint" / "knowledge" / "schemas"
 CORPUS = Path(__file__).resolve().parent.parent / "bench" / "out" / "corpus-5000"
 
 Issues = list[tuple[tuple[str | int, ...], str]]
@@ -84,7 +84,9 @@ def oracle_validate(validator: Any, title: str, value: object, base: tuple[str |
     return sorted(issues, key=lambda issue: (_sort_key(issue[0]), issue[1]))
 
 
-def _oracle_issues_for(error: Any, base: tuple[str | int, ...], title: str) -> Iterable[tuple[tuple[str | int, ...], str]]:
+def _oracle_issues_for(
+    error: Any, base: tuple[str | int, ...], title: str
+) -> Iterable[tuple[tuple[str | int, ...], str]]:
     path = base + tuple(_path_part(p) for p in error.absolute_path)
     keyword = error.validator
     instance = error.instance
@@ -272,9 +274,11 @@ def _all_property_names() -> list[str]:
 
 PROPERTY_NAMES = _all_property_names()
 
-KEYS: st.SearchStrategy[Any] = st.sampled_from(PROPERTY_NAMES) | st.sampled_from(
-    ["x", "", "a b", "x.y", "ünï", "1", "$ref", "-"]
-) | st.sampled_from([1, 0, -3, True, False, None, 2.5, datetime.date(2026, 1, 2), (1, "a")])
+KEYS: st.SearchStrategy[Any] = (
+    st.sampled_from(PROPERTY_NAMES)
+    | st.sampled_from(["x", "", "a b", "x.y", "ünï", "1", "$ref", "-"])
+    | st.sampled_from([1, 0, -3, True, False, None, 2.5, datetime.date(2026, 1, 2), (1, "a")])
+)
 
 LEAVES: st.SearchStrategy[Any] = st.one_of(
     st.none(),
@@ -449,7 +453,9 @@ def _documents() -> Iterator[Any]:
 def test_same_issues_on_bench_corpus() -> None:
     """Every WAS object of the benchmark corpus against every kind schema of every release."""
     objects = [
-        doc for doc in _documents() if isinstance(doc, dict) and str(doc.get("apiVersion", "")).startswith("scheduling.k8s.io/")
+        doc
+        for doc in _documents()
+        if isinstance(doc, dict) and str(doc.get("apiVersion", "")).startswith("scheduling.k8s.io/")
     ]
     assert len(objects) > 100
     compared = 0
@@ -519,7 +525,9 @@ def synthetic_schemas(draw: st.DrawFn) -> dict[str, Any]:
 
 SYNTHETIC_VALUES: st.SearchStrategy[Any] = st.recursive(
     LEAVES | st.sampled_from(["a", "b", "x" * 70]),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(NAMES) | KEYS, children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(NAMES) | KEYS, children, max_size=4)
+    ),
     max_leaves=15,
 )
 
@@ -583,19 +591,23 @@ def test_cyclic_value_that_is_not_descended_into() -> None:
     listed.append(listed)
     looped["disruptionMode"] = listed
     base = ("spec", "scheduling")
-    assert _new(job, looped, base) == _old(job, looped, base) == [
-        (
-            ("spec", "scheduling", "disruptionMode"),
-            "spec.scheduling.disruptionMode: expected object, got array",
-        ),
-        (
-            ("spec", "scheduling", "schedulingPolicy", "gang", "disruptionMode"),
-            "unknown field 'disruptionMode' in spec.scheduling.schedulingPolicy.gang"
-            " (not in batch/v1 JobSchedulingConfiguration)",
-        ),
-        (
-            ("spec", "scheduling", "schedulingPolicy", "gang", "schedulingPolicy"),
-            "unknown field 'schedulingPolicy' in spec.scheduling.schedulingPolicy.gang"
-            " (not in batch/v1 JobSchedulingConfiguration)",
-        ),
-    ]
+    assert (
+        _new(job, looped, base)
+        == _old(job, looped, base)
+        == [
+            (
+                ("spec", "scheduling", "disruptionMode"),
+                "spec.scheduling.disruptionMode: expected object, got array",
+            ),
+            (
+                ("spec", "scheduling", "schedulingPolicy", "gang", "disruptionMode"),
+                "unknown field 'disruptionMode' in spec.scheduling.schedulingPolicy.gang"
+                " (not in batch/v1 JobSchedulingConfiguration)",
+            ),
+            (
+                ("spec", "scheduling", "schedulingPolicy", "gang", "schedulingPolicy"),
+                "unknown field 'schedulingPolicy' in spec.scheduling.schedulingPolicy.gang"
+                " (not in batch/v1 JobSchedulingConfiguration)",
+            ),
+        ]
+    )

@@ -64,7 +64,9 @@ def test_strict_mode_disregards_inline_suppressions() -> None:
 
 
 def test_unused_suppressions_are_reported_where_they_are() -> None:
-    text = _doc(annotations="\n  annotations:\n    waslint.io/ignore: WAS201").replace("disruptionMode: PodGroup", "disruptionMode: {all: {}}")
+    text = _doc(annotations="\n  annotations:\n    waslint.io/ignore: WAS201").replace(
+        "disruptionMode: PodGroup", "disruptionMode: {all: {}}"
+    )
     text += "# waslint: ignore[WAS103]\n"
     findings = lint_text(text)
     assert codes(findings) == ["WAS000", "WAS000"]

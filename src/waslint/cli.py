@@ -11,8 +11,8 @@ import typer
 from waslint import __version__
 
 if TYPE_CHECKING:
-    from waslint.config import Config
-    from waslint.engine import LintOptions, LintResult
+    from waslint.io.config import Config
+    from waslint.lint.engine import LintOptions, LintResult
 
 app = typer.Typer(
     name="waslint",
@@ -24,12 +24,8 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-FormatOption = Annotated[
-    str, typer.Option("--format", help="Report format: text, json, sarif, junit or github.")
-]
-OutputOption = Annotated[
-    str | None, typer.Option("--output", "-o", help="Write the report to FILE (default stdout).")
-]
+FormatOption = Annotated[str, typer.Option("--format", help="Report format: text, json, sarif, junit or github.")]
+OutputOption = Annotated[str | None, typer.Option("--output", "-o", help="Write the report to FILE (default stdout).")]
 TargetOption = Annotated[
     str | None,
     typer.Option("--target-version", help="Kubernetes release the manifests must work on: 1.35, 1.36 or 1.37."),
@@ -37,9 +33,7 @@ TargetOption = Annotated[
 SelectOption = Annotated[
     str | None, typer.Option("--select", help="Comma list of rule codes or prefixes to run (WAS1,WAS201).")
 ]
-IgnoreOption = Annotated[
-    str | None, typer.Option("--ignore", help="Comma list of rule codes or prefixes to skip.")
-]
+IgnoreOption = Annotated[str | None, typer.Option("--ignore", help="Comma list of rule codes or prefixes to skip.")]
 FailOnOption = Annotated[
     str | None,
     typer.Option("--fail-on", help="Lowest severity that makes the exit status 1: error, warning, info, never."),
@@ -95,8 +89,15 @@ def load_settings(
     no_inline_ignores: bool,
 ) -> tuple[Config, LintOptions, str]:
     """Config file, then command-line flags on top. Invalid values end the run with status 2."""
-    from waslint.config import ConfigError, check_codes, check_fail_on, check_target_version, find_config, load_config
-    from waslint.engine import LintOptions
+    from waslint.io.config import (
+        ConfigError,
+        check_codes,
+        check_fail_on,
+        check_target_version,
+        find_config,
+        load_config,
+    )
+    from waslint.lint.engine import LintOptions
 
     try:
         config = load_config(config_path if config_path else find_config())
@@ -124,7 +125,7 @@ def _code_list(text: str, flag: str, check: Any) -> list[str]:
 
 
 def exit_status(result: LintResult, threshold: str) -> int:
-    from waslint.model import Severity
+    from waslint.core.model import Severity
 
     if result.internal_errors:
         return 2
@@ -186,7 +187,7 @@ def lint(
     no_inline_ignores: NoInlineOption = False,
 ) -> None:
     """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
-    from waslint.engine import RunError, lint_paths
+    from waslint.lint.engine import RunError, lint_paths
 
     settings, options, threshold = load_settings(
         config, target_version, select, ignore, namespace, fail_on, no_inline_ignores
@@ -226,9 +227,7 @@ def fix(
         bool,
         typer.Option("--diff", help="Print a unified diff of the fixes, change nothing; exit 1 if anything changes."),
     ] = False,
-    check: Annotated[
-        bool, typer.Option("--check", help="Change nothing; exit 1 if anything would change.")
-    ] = False,
+    check: Annotated[bool, typer.Option("--check", help="Change nothing; exit 1 if anything would change.")] = False,
     unsafe_fixes: Annotated[
         bool, typer.Option("--unsafe-fixes", help="Also apply unsafe fixes (WAS105: adds PodGroup objects).")
     ] = False,
@@ -250,9 +249,7 @@ def fix(
 
     if target_version is not None and target_version.strip().removeprefix("v") != "1.37":
         fail(f"--target-version: `waslint fix` rewrites manifests for Kubernetes 1.37, not {target_version!r}")
-    settings, options, threshold = load_settings(
-        config, None, select, ignore, namespace, fail_on, no_inline_ignores
-    )
+    settings, options, threshold = load_settings(config, None, select, ignore, namespace, fail_on, no_inline_ignores)
     mode = "diff" if diff else "check" if check else "fix"
     request = FixRequest(
         paths=list(paths or ["."]),
@@ -274,7 +271,7 @@ def rules_command(
     fmt: Annotated[str, typer.Option("--format", help="text, json or markdown.")] = "text",
 ) -> None:
     """List every rule: code, name, default severity, whether it can be fixed."""
-    from waslint.docs import rules_json, rules_markdown, rules_text
+    from waslint.lint.docs import rules_json, rules_markdown, rules_text
 
     renderers = {"text": rules_text, "json": rules_json, "markdown": rules_markdown}
     if fmt not in renderers:
@@ -285,8 +282,8 @@ def rules_command(
 @app.command()
 def explain(code: Annotated[str, typer.Argument(help="A rule code, e.g. WAS103.")]) -> None:
     """Show one rule's documentation, with a failing and a fixed example."""
-    from waslint.docs import explain_text
-    from waslint.registry import get_rule
+    from waslint.lint.docs import explain_text
+    from waslint.lint.registry import get_rule
 
     rule = get_rule(code)
     if rule is None:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from waslint import __version__
+from waslint.core.model import Severity
 from waslint.fix.diff import unified_diff
 from waslint.fix.run import FileState, FixOptions, FixResult, fix_paths
 from waslint.fix.writer import write_atomic
-from waslint.model import Severity
 
 
 class UsageError(Exception):
@@ -93,8 +93,9 @@ def _write(result: FixResult, stdin_mode: bool, out: IO[str], err: IO[str]) -> i
         try:
             with open(state.path, "rb") as handle:
                 if handle.read(len(state.raw) + 1) != state.raw:
-                    err.write(f"waslint: error: {state.path} changed while it was being fixed;"
-                              " not written, run fix again\n")
+                    err.write(
+                        f"waslint: error: {state.path} changed while it was being fixed; not written, run fix again\n"
+                    )
                     state.applied.clear()
                     status = 2
                     continue
@@ -157,13 +158,12 @@ def render_text(result: FixResult, mode: str) -> str:
     else:
         lines.append(f"Nothing to fix in {len(result.files)} file{'s' if len(result.files) != 1 else ''}.")
     if result.remaining:
-        lines.append(f"{len(result.remaining)} finding{'s' if len(result.remaining) != 1 else ''}"
-                     " without an applied fix:")
+        lines.append(
+            f"{len(result.remaining)} finding{'s' if len(result.remaining) != 1 else ''} without an applied fix:"
+        )
         for item in result.remaining:
             f = item.finding
-            lines.append(
-                f"  {f.path}:{f.span.line}:{f.span.column}: {f.code} {f.severity.label}: {f.message}"
-            )
+            lines.append(f"  {f.path}:{f.span.line}:{f.span.column}: {f.code} {f.severity.label}: {f.message}")
             lines.append(f"    -> {item.reason}")
     notes = [(path, note) for path, items in sorted(result.notes.items()) for note in items]
     if notes:
@@ -180,8 +180,7 @@ def render_json(result: FixResult, mode: str) -> str:
             "path": state.path,
             "changed": state.changed,
             "fixes": [
-                {"code": fix.code, "line": fix.line, "column": fix.column,
-                 "message": fix.message, "object": fix.label}
+                {"code": fix.code, "line": fix.line, "column": fix.column, "message": fix.message, "object": fix.label}
                 for fix in state.applied
             ],
         }
@@ -195,11 +194,7 @@ def render_json(result: FixResult, mode: str) -> str:
         "mode": mode,
         "files": files,
         "remaining": [dict(finding_json(item.finding), reason=item.reason) for item in result.remaining],
-        "notes": [
-            {"path": path, "message": note}
-            for path, items in sorted(result.notes.items())
-            for note in items
-        ],
+        "notes": [{"path": path, "message": note} for path, items in sorted(result.notes.items()) for note in items],
         "internal_errors": result.internal_errors,
         "summary": {
             "files": len(result.files),

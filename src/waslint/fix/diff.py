@@ -24,9 +24,7 @@ def unified_diff(path: str, before: str, after: str, context: int = 3) -> str:
     old = before.splitlines(keepends=True)
     new = after.splitlines(keepends=True)
     out: list[str] = []
-    for line in difflib.unified_diff(
-        old, new, f"a/{shown}", f"b/{shown}", n=context, lineterm="\n"
-    ):
+    for line in difflib.unified_diff(old, new, f"a/{shown}", f"b/{shown}", n=context, lineterm="\n"):
         if line.startswith(("---", "+++")) and not line.endswith("\n"):
             line += "\n"
         if line.endswith("\n"):

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from waslint.fix.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar
+from waslint.core.model import Path
 from waslint.fix.yamltext import (
     Located,
     Unfixable,
@@ -34,7 +34,7 @@ from waslint.fix.yamltext import (
     scalar_spans,
     split_properties,
 )
-from waslint.model import Path
+from waslint.lint.fixers.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar
 
 
 @dataclass(frozen=True, order=True)

@@ -15,13 +15,9 @@ from typing import Any
 
 import yaml
 
-from waslint.config import Config
-from waslint.engine import LintOptions, LintResult, lint_sources
+from waslint.core.codes import matches
+from waslint.findings import Finding
 from waslint.fix.edits import DocText, Edit, EditConflict, apply_edits, edits_for
-from waslint.fix.ops import Op, apply_to_data
-from waslint.fix.plan import NewDocument, Plan, Unit
-from waslint.fix.planner import SAFE_CODES, UNSAFE_CODES, plan_object
-from waslint.fix.podgroups import plan_pod_groups
 from waslint.fix.verify import check_problems, same
 from waslint.fix.writer import UTF8, Encoding, sniff
 from waslint.fix.yamltext import (
@@ -32,10 +28,16 @@ from waslint.fix.yamltext import (
     next_line_start,
     shared_nodes,
 )
-from waslint.kube import KObject
-from waslint.loader import MAX_FILE_BYTES, SourceFile, discover, parse_bytes
-from waslint.model import Finding
-from waslint.registry import all_rules, matches
+from waslint.io.config import Config
+from waslint.io.discover import discover
+from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes
+from waslint.lint.engine import LintOptions, LintResult, lint_sources
+from waslint.lint.fixers.migration import SAFE_CODES, UNSAFE_CODES, plan_object
+from waslint.lint.fixers.ops import Op, apply_to_data
+from waslint.lint.fixers.plan import NewDocument, Plan, Unit
+from waslint.lint.fixers.podgroups import plan_pod_groups
+from waslint.lint.registry import all_rules
+from waslint.objects.kobject import KObject
 
 PARSE_ERROR = "WAS001"
 MAX_PASSES = 3
@@ -123,7 +125,7 @@ def read_file(path: str, stdin: Any = None) -> FileState:
     except OSError as err:
         raw = b""
         source = SourceFile(path=path, text="")
-        from waslint.loader import Problem
+        from waslint.io.loader import Problem
 
         source.problems.append(Problem(f"cannot read file: {err.strerror or err}", 1, 1, None))
         return FileState(path, raw, UTF8, "", source, refusal=PARSE_NOTE)
@@ -147,9 +149,7 @@ def _refusal(source: SourceFile) -> str | None:
     return None
 
 
-def fix_paths(
-    paths: list[str], options: FixOptions, stdin: Any = None
-) -> tuple[FixResult, list[str]]:
+def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple[FixResult, list[str]]:
     """Fix PATH arguments in memory; the caller writes (or diffs) the changed files."""
     files, errors = discover(paths, options.config.exclude)
     unique: list[str] = []
@@ -241,9 +241,7 @@ def _notes(states: list[FileState], result: LintResult, plan: Plan) -> dict[str,
     notes = {path: list(items) for path, items in plan.notes.items()}
     fixable = {f.path for f in result.findings if f.fixable}
     for state in states:
-        if state.refusal == TEMPLATE_NOTE and (
-            state.path in fixable or OLD_WAS.search(state.source.text)
-        ):
+        if state.refusal == TEMPLATE_NOTE and (state.path in fixable or OLD_WAS.search(state.source.text)):
             notes.setdefault(state.path, []).append(TEMPLATE_NOTE)
     return notes
 
@@ -399,8 +397,7 @@ def apply_work(work: _Work, plan: Plan, by_path: dict[str, FileState], internal:
             if unit.file == path:
                 for finding in unit.findings:
                     state.applied.append(
-                        Applied(finding.code, finding.span.line, finding.span.column,
-                                finding.message, unit.label)
+                        Applied(finding.code, finding.span.line, finding.span.column, finding.message, unit.label)
                     )
         state.source = source
     return bool(outputs)
@@ -440,9 +437,7 @@ def _doc_text(state: FileState, position: int, cache: dict[tuple[str, int], DocT
     return cache[key]
 
 
-def _insertion(
-    state: FileState, new_doc: NewDocument, number: int, cache: dict[tuple[str, int], DocText]
-) -> Edit:
+def _insertion(state: FileState, new_doc: NewDocument, number: int, cache: dict[tuple[str, int], DocText]) -> Edit:
     text = state.source.text
     eol = eol_of(text)
     step = 2
@@ -453,7 +448,11 @@ def _insertion(
     else:
         position = len(text)
     body = yaml.safe_dump(
-        new_doc.data, sort_keys=False, default_flow_style=False, indent=step, width=4096,
+        new_doc.data,
+        sort_keys=False,
+        default_flow_style=False,
+        indent=step,
+        width=4096,
         allow_unicode=True,
     )
     lines = [*new_doc.comments, *body.splitlines()]

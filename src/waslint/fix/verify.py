@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from waslint.fix.ops import Op, SetScalar, map_path
-from waslint.fix.plan import Check
-from waslint.kube import dig
-from waslint.model import Path
-from waslint.schema import has_schema, validate_fragment, validate_object
+from waslint.core.model import Path
+from waslint.knowledge.schema import has_schema, validate_fragment, validate_object
+from waslint.lint.fixers.ops import Op, SetScalar, map_path
+from waslint.lint.fixers.plan import Check
+from waslint.objects.kobject import dig
 
 TARGET = "1.37"
 
@@ -19,11 +19,7 @@ TARGET = "1.37"
 def same(a: Any, b: Any) -> bool:
     """Deep equality that also compares key order and scalar types (1 is not True or 1.0)."""
     if isinstance(a, dict):
-        return (
-            isinstance(b, dict)
-            and list(a) == list(b)
-            and all(same(a[key], b[key]) for key in a)
-        )
+        return isinstance(b, dict) and list(a) == list(b) and all(same(a[key], b[key]) for key in a)
     if isinstance(a, list):
         return isinstance(b, list) and len(a) == len(b) and all(map(same, a, b))
     if type(a) is not type(b):

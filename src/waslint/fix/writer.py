@@ -40,9 +40,7 @@ def write_atomic(path: str, data: bytes) -> None:
     folder = os.path.dirname(target) or "."
     status = os.stat(target)
     mode = stat.S_IMODE(status.st_mode)
-    handle, temporary = tempfile.mkstemp(
-        dir=folder, prefix="." + os.path.basename(target) + ".", suffix=".waslint-tmp"
-    )
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(target) + ".", suffix=".waslint-tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)

@@ -14,14 +14,12 @@ from dataclasses import dataclass
 
 import yaml
 
-from waslint.model import Path
+from waslint.core.model import Path
 
 MERGE_TAG = "tag:yaml.org,2002:merge"
 _PROPERTY = re.compile(r"(?:[&!][^\s]*\s+)+")
 _PLAIN_SAFE = re.compile(r"^[A-Za-z_][A-Za-z0-9._/-]*$")
-_YAML_WORDS = frozenset(
-    {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", ".nan", ".inf"}
-)
+_YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", ".nan", ".inf"})
 
 
 class Unfixable(Exception):
@@ -177,7 +175,7 @@ def comments_between(text: str, start: int, end: int, scalars: list[tuple[int, i
     cursor = start
     for s, e in [*scalars, (end, end)]:
         if s > cursor:
-            gap = text[cursor:min(s, end)]
+            gap = text[cursor : min(s, end)]
             for line in gap.split("\n"):
                 comment = comment_in(line)
                 if comment:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from waslint.model import Finding, Severity
+from waslint.core.model import Severity
+from waslint.findings import Finding
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
 

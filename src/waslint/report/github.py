@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from waslint.model import Severity
+from waslint.core.model import Severity
 from waslint.report import ReportInput
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

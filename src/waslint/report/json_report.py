@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from waslint import __version__
-from waslint.model import Finding
+from waslint.findings import Finding
 from waslint.report import ReportInput, counts
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from xml.etree import ElementTree
 
-from waslint.model import Finding
+from waslint.findings import Finding
 from waslint.report import ReportInput
 
 
@@ -29,12 +29,9 @@ def render(report: ReportInput) -> str:
         findings = by_path[path]
         if not findings:
             continue
-        failure = ElementTree.SubElement(
-            case, "failure", message=f"{len(findings)} finding(s)", type=findings[0].code
-        )
+        failure = ElementTree.SubElement(case, "failure", message=f"{len(findings)} finding(s)", type=findings[0].code)
         failure.text = "\n".join(
-            f"{path}:{f.span.line}:{f.span.column}: {f.code} [{f.severity.label}] {f.message}"
-            for f in findings
+            f"{path}:{f.span.line}:{f.span.column}: {f.code} [{f.severity.label}] {f.message}" for f in findings
         )
     ElementTree.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from waslint import __version__
-from waslint.model import Severity
-from waslint.registry import Rule, all_rules
+from waslint.core.model import Severity
+from waslint.lint.registry import Rule, all_rules
 from waslint.report import ReportInput
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from waslint.model import Finding, Severity
+from waslint.core.model import Severity
+from waslint.findings import Finding
 from waslint.report import ReportInput, counts
 
 _COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}

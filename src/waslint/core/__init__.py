@@ -1,0 +1,1 @@
+"""The core value types every layer shares (no waslint imports)."""

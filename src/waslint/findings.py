@@ -1,0 +1,27 @@
+"""A finding: what a rule reports, located in its file; what the reporters receive."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from waslint.core.model import ObjectId, Path, Severity, Span
+from waslint.io.loader import Document
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    path: str
+    document: int | None
+    span: Span
+    object_id: ObjectId | None = None
+    fixable: bool = False
+    # Where in the document the finding points (for suppression and fixes); not reported.
+    field_path: Path = ()
+    doc: Document | None = field(default=None, repr=False, compare=False)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.span.line, self.span.column, self.code)

@@ -1,0 +1,1 @@
+"""Inputs: file discovery, the loader (YAML/JSON with positions) and the config file."""

@@ -1,0 +1,223 @@
+"""Configuration: `.waslint.yaml` or `[tool.waslint]` in pyproject.toml, validated key by key."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from typing import Any
+
+import yaml
+
+from waslint.core.codes import matches
+from waslint.core.model import Severity
+from waslint.lint.context import RELEASES
+from waslint.lint.registry import all_rules
+
+CONFIG_NAMES = (".waslint.yaml", ".waslint.yml")
+KNOWN_KEYS = (
+    "select",
+    "ignore",
+    "severity",
+    "exclude",
+    "per-path-ignores",
+    "target-version",
+    "fail-on",
+    "namespace",
+    "inline-ignores",
+)
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+class ConfigError(Exception):
+    """An invalid config file or option: the run stops with exit status 2."""
+
+
+@dataclass
+class Config:
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    severity: dict[str, Severity] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=list)
+    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    target_version: str | None = None
+    fail_on: str | None = None
+    namespace: str | None = None
+    inline_ignores: bool = True
+    source: str | None = None
+    root: str = "."
+
+    def ignored_for_path(self, path: str) -> list[str]:
+        if not self.per_path_ignores:
+            return []
+        normal = os.path.normpath(path).replace(os.sep, "/").removeprefix("./")
+        relative = _relative_to(path, self.root)
+        codes: list[str] = []
+        for pattern, pattern_codes in self.per_path_ignores.items():
+            if any(fnmatch(candidate, pattern) for candidate in (normal, relative) if candidate):
+                codes.extend(pattern_codes)
+        return codes
+
+
+def _relative_to(path: str, root: str) -> str | None:
+    if path == "-":
+        return None
+    try:
+        return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
+    except ValueError:
+        return None
+
+
+def find_config(start: str | None = None) -> str | None:
+    """The nearest .waslint.yaml upward, else the nearest pyproject.toml with [tool.waslint]."""
+    folder = os.path.abspath(start or os.getcwd())
+    pyproject: str | None = None
+    while True:
+        for name in CONFIG_NAMES:
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate):
+                return candidate
+        candidate = os.path.join(folder, "pyproject.toml")
+        if pyproject is None and os.path.isfile(candidate) and _has_tool_section(candidate):
+            pyproject = candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return pyproject
+        folder = parent
+
+
+def _has_tool_section(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return "[tool.waslint" in handle.read()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def load_config(path: str | None) -> Config:
+    if path is None:
+        return Config()
+    raw = _read_raw(path)
+    config = parse_config(raw, source=path)
+    config.root = os.path.dirname(os.path.abspath(path))
+    return config
+
+
+def _read_raw(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            content = handle.read()
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read config: {err.strerror or err}") from None
+    if path.endswith(".toml"):
+        return _read_toml(path, content)
+    try:
+        data = yaml.safe_load(content.decode("utf-8")) if content.strip() else {}
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: invalid YAML: {err}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys ({', '.join(KNOWN_KEYS)})")
+    return data
+
+
+def _read_toml(path: str, content: bytes) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+    try:
+        document = tomllib.loads(content.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: invalid TOML: {err}") from None
+    section = document.get("tool", {}).get("waslint", {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [tool.waslint] must be a table")
+    return section
+
+
+def parse_config(raw: dict[str, Any], source: str = "<config>") -> Config:
+    config = Config(source=source)
+    for raw_key, value in raw.items():
+        key = str(raw_key).replace("_", "-")
+        if key not in KNOWN_KEYS:
+            raise ConfigError(f"{source}: unknown key {raw_key!r} (known: {', '.join(KNOWN_KEYS)})")
+        _apply(config, key, value, source)
+    return config
+
+
+def _apply(config: Config, key: str, value: Any, source: str) -> None:
+    where = f"{source}: key {key!r}"
+    if key == "select":
+        config.select = _codes(value, where)
+    elif key == "ignore":
+        config.ignore = _codes(value, where)
+    elif key == "severity":
+        config.severity = _severities(value, where)
+    elif key == "exclude":
+        config.exclude = _strings(value, where)
+    elif key == "per-path-ignores":
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a mapping of glob: codes")
+        config.per_path_ignores = {str(glob): _codes(codes, f"{where} [{glob}]") for glob, codes in value.items()}
+    elif key == "target-version":
+        config.target_version = check_target_version(str(value), where)
+    elif key == "fail-on":
+        config.fail_on = check_fail_on(str(value), where)
+    elif key == "namespace":
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{where}: expected a namespace name")
+        config.namespace = value
+    elif key == "inline-ignores":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false")
+        config.inline_ignores = value
+
+
+def _strings(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        value = [part for part in value.split(",") if part.strip()]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: expected a list of strings")
+    return [item.strip() for item in value]
+
+
+def _codes(value: Any, where: str) -> list[str]:
+    codes = [code.upper() for code in _strings(value, where)]
+    check_codes(codes, where)
+    return codes
+
+
+def check_codes(codes: list[str], where: str) -> None:
+    known = [rule.code for rule in all_rules()]
+    for code in codes:
+        if code != "ALL" and not any(matches(rule_code, [code]) for rule_code in known):
+            raise ConfigError(f"{where}: unknown rule code or prefix {code!r}")
+
+
+def _severities(value: Any, where: str) -> dict[str, Severity]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a mapping of CODE: error|warning|info")
+    result: dict[str, Severity] = {}
+    for code, level in value.items():
+        code_text = str(code).upper()
+        check_codes([code_text], where)
+        try:
+            result[code_text] = Severity.parse(str(level))
+        except ValueError as err:
+            raise ConfigError(f"{where} [{code}]: {err}") from None
+    return result
+
+
+def check_target_version(value: str, where: str = "--target-version") -> str:
+    text = value.strip().removeprefix("v")
+    if text not in RELEASES:
+        raise ConfigError(f"{where}: {value!r} is not a supported release (use {', '.join(RELEASES)})")
+    return text
+
+
+def check_fail_on(value: str, where: str = "--fail-on") -> str:
+    text = value.strip().lower()
+    if text not in FAIL_ON:
+        raise ConfigError(f"{where}: {value!r} is not one of {', '.join(FAIL_ON)}")
+    return text

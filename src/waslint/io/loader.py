@@ -1,0 +1,548 @@
+"""Load manifests: files, folders and stdin into documents that keep their source positions.
+
+YAML is composed with libyaml (PyYAML's C loader) into nodes that carry line/column marks; the
+nodes are converted to plain Python values by a small converter here (faster than PyYAML's
+constructor, and it enforces our limits). The root node is kept so that any field path can be
+mapped back to a line and column later, only when a finding needs it. JSON goes through the json
+module; its positions are computed lazily the same way on demand.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import yaml
+
+from waslint.core.model import Path, Span
+
+MAX_FILE_BYTES = 32 * 1024 * 1024
+MAX_DEPTH = 200
+MAX_EXPANDED_NODES = 500_000
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
+
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    """libyaml's composer with a memoised tag resolver.
+
+    The C composer calls the (pure Python) resolver for every scalar; manifests repeat the same
+    keys and values endlessly, so caching plain-scalar resolutions removes most of that cost.
+    """
+
+    _resolved: ClassVar[dict[str, str]] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode:
+            if not implicit[0]:
+                return _STR
+            tag = self._resolved.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(value) < 128 and len(self._resolved) < 100_000:
+                    self._resolved[value] = tag
+            return tag
+        if kind is yaml.MappingNode:
+            return _MAP
+        return _SEQ
+
+
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_FLOAT = "tag:yaml.org,2002:float"
+_MERGE = "tag:yaml.org,2002:merge"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s*\]},'\"]", re.MULTILINE)
+_TRUE_WORDS = frozenset({"true", "yes", "on", "y"})
+_DOC_START = re.compile(r"^---(?=\s|$)", re.MULTILINE)
+_TEMPLATE = re.compile(r"\{\{.*?\}\}")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that stopped a file or document from being read: becomes a WAS001 finding."""
+
+    message: str
+    line: int
+    column: int
+    document: int | None
+
+
+class _DocumentError(Exception):
+    def __init__(self, message: str, mark: Any | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.mark = mark
+
+
+@dataclass(eq=False)
+class Document:
+    file: SourceFile = field(repr=False)
+    index: int
+    data: Any = field(repr=False)
+    stored_node: yaml.Node | None = field(repr=False)
+    line_offset: int = 0
+    # 1-based line range the document covers (comments above it included).
+    first_line: int = 1
+    last_line: int = 1
+
+    @property
+    def node(self) -> yaml.Node | None:
+        """The libyaml node tree with positions. Not kept after loading (it costs ten times the
+        data's memory); composed again, for the whole file, the first time a finding or a fix
+        asks for it. None for JSON files (see SourceFile.json_node)."""
+        if self.stored_node is None and not self.file.is_json:
+            self.stored_node = self.file.document_node(self.index)
+        return self.stored_node
+
+    def locate(self, path: Path, *, key: bool = True) -> Span:
+        """Span of the field at `path` (key and scalar value), or of its deepest existing parent."""
+        root = self.node if self.node is not None else self.file.json_node()
+        if root is None:
+            return Span(1, 1, 1, 1)
+        return _span_of(root, path, key, self.line_offset)
+
+
+@dataclass(eq=False)
+class SourceFile:
+    path: str
+    text: str
+    is_json: bool = False
+    documents: list[Document] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    _json_root: yaml.Node | None = None
+    _json_tried: bool = False
+    _nodes: dict[int, yaml.Node] | None = None
+
+    def document_node(self, index: int) -> yaml.Node | None:
+        """Compose the file again, keeping the node trees this time; once, on demand."""
+        if self._nodes is None:
+            again = SourceFile(self.path, self.text)
+            again._nodes = {}
+            _parse_yaml(again, keep_nodes=True)
+            self._nodes = again._nodes
+        return self._nodes.get(index)
+
+    def json_node(self) -> yaml.Node | None:
+        """Compose a JSON file with libyaml (JSON is YAML) to learn positions; once, on demand."""
+        if not self._json_tried:
+            self._json_tried = True
+            try:
+                self._json_root = yaml.compose(self.text, Loader=_Loader)
+            except yaml.YAMLError:
+                self._json_root = None
+        return self._json_root
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_source(path: str, stdin: Any = None) -> SourceFile:
+    """Read one file (or stdin for '-') and parse it; problems are recorded, never raised."""
+    try:
+        raw = _read_bytes(path, stdin)
+    except OSError as err:
+        source = SourceFile(path=path, text="")
+        source.problems.append(Problem(f"cannot read file: {err.strerror or err}", 1, 1, None))
+        return source
+    return parse_bytes(path, raw)
+
+
+def _read_bytes(path: str, stdin: Any) -> bytes:
+    if path == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        data: bytes = stream.read(MAX_FILE_BYTES + 1)
+        return data
+    with open(path, "rb") as handle:
+        return handle.read(MAX_FILE_BYTES + 1)
+
+
+def parse_bytes(path: str, raw: bytes) -> SourceFile:
+    text, problem = decode(raw)
+    source = SourceFile(path=path, text=text, is_json=path.endswith(".json"))
+    if problem is not None:
+        source.problems.append(problem)
+        return source
+    if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
+        _parse_json(source)
+    else:
+        _parse_yaml(source)
+    return source
+
+
+def decode(raw: bytes) -> tuple[str, Problem | None]:
+    if len(raw) > MAX_FILE_BYTES:
+        return "", Problem(f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", 1, 1, None)
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return raw.decode("utf-16"), None
+        except UnicodeDecodeError:
+            return "", Problem("invalid UTF-16 text", 1, 1, None)
+    if b"\x00" in raw[:8192]:
+        return "", Problem("binary file (NUL bytes), not YAML or JSON", 1, 1, None)
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        column = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
+        return "", Problem(f"invalid UTF-8 (byte 0x{raw[err.start]:02x})", line, column, None)
+
+
+def _parse_json(source: SourceFile) -> None:
+    try:
+        data = json.loads(source.text, object_pairs_hook=_json_object)
+    except json.JSONDecodeError as err:
+        source.problems.append(Problem(f"JSON syntax error: {err.msg}", err.lineno, err.colno, 0))
+        return
+    except _DuplicateJsonKey as err:
+        source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", 1, 1, 0))
+        return
+    except RecursionError:
+        source.problems.append(Problem(f"nesting deeper than {MAX_DEPTH} levels", 1, 1, 0))
+        return
+    last = source.text.count("\n") + 1
+    source.documents.append(Document(source, 0, data, None, 0, 1, last))
+
+
+class _DuplicateJsonKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateJsonKey(key)
+            seen.add(key)
+    return result
+
+
+def _parse_yaml(source: SourceFile, keep_nodes: bool = False) -> None:
+    text = source.text
+    track_aliases = "&" in text and _ALIAS.search(text) is not None
+    line_offset = 0
+    index = 0
+    previous_end = 0
+    while True:
+        resume_at, index, previous_end = _parse_yaml_chunk(
+            source, text, line_offset, index, previous_end, track_aliases, keep_nodes
+        )
+        if resume_at is None:
+            return
+        line_offset, text = resume_at
+
+
+def _parse_yaml_chunk(
+    source: SourceFile,
+    text: str,
+    line_offset: int,
+    index: int,
+    previous_end: int,
+    track_aliases: bool,
+    keep_nodes: bool,
+) -> tuple[tuple[int, str] | None, int, int]:
+    """Parse documents from `text` (which starts at `line_offset`) until the end or an error.
+
+    On an error the document is reported and parsing resumes at the next `---` line, so the good
+    documents after a broken one are still read. Returns ((new offset, rest) or None, next document
+    index, last line consumed).
+    """
+    loader = _Loader(text)
+    chunk_end_line = 0  # 0-based line in `text` where the last good document ended
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            chunk_end_line = node.end_mark.line
+            first = previous_end + 1
+            end_line = line_offset + node.end_mark.line + (0 if node.end_mark.column == 0 else 1)
+            last = max(end_line, line_offset + node.start_mark.line + 1)
+            if keep_nodes and source._nodes is not None:  # positions only: no conversion
+                source._nodes[index] = node
+                previous_end = last
+                index += 1
+                continue
+            try:
+                data = Converter(track_aliases).convert(node)
+            except _DocumentError as err:
+                line, column = _mark_position(err.mark, node, line_offset)
+                source.problems.append(Problem(err.message, line, column, index))
+            else:
+                if data is not None:
+                    doc = Document(source, index, data, None, line_offset, first, last)
+                    source.documents.append(doc)
+            previous_end = last
+            index += 1
+        return None, index, previous_end
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = line_offset + (mark.line + 1 if mark else 1)
+        column = mark.column + 1 if mark else 1
+        source.problems.append(Problem(_yaml_message(err, source.text), line, column, index))
+        rest = _resume_point(text, chunk_end_line)
+        if rest is None:
+            return None, index + 1, previous_end
+        skipped_lines, remainder = rest
+        return (line_offset + skipped_lines, remainder), index + 1, line_offset + skipped_lines
+    except yaml.YAMLError as err:
+        source.problems.append(Problem(f"YAML error: {err}", line_offset + 1, 1, index))
+        return None, index + 1, previous_end
+    except RecursionError:
+        source.problems.append(Problem(f"nesting deeper than {MAX_DEPTH} levels", line_offset + 1, 1, index))
+        return None, index + 1, previous_end
+    finally:
+        loader.dispose()
+
+
+def _mark_position(mark: Any | None, node: yaml.Node, line_offset: int) -> tuple[int, int]:
+    chosen = mark if mark is not None else node.start_mark
+    return line_offset + chosen.line + 1, chosen.column + 1
+
+
+def _resume_point(text: str, from_line: int) -> tuple[int, str] | None:
+    """Where to go on after a broken document: the first `---` line below the broken document's
+    first content line (searching from `from_line`, where the last good document ended)."""
+    offset = 0
+    for _ in range(from_line):
+        newline = text.find("\n", offset)
+        if newline < 0:
+            return None
+        offset = newline + 1
+    while offset < len(text):  # skip blank lines, comments, directives and the opening marker
+        end = text.find("\n", offset)
+        end = len(text) if end < 0 else end
+        line = text[offset:end].strip()
+        offset = end + 1
+        if line and not line.startswith(("#", "%")) and not _DOC_START.match(line):
+            break
+    match = _DOC_START.search(text, offset)
+    if match is None:
+        return None
+    start = match.start()
+    return text.count("\n", 0, start), text[start:]
+
+
+def _yaml_message(err: yaml.MarkedYAMLError, full_text: str) -> str:
+    parts = [p for p in (err.context, err.problem) if p]
+    message = "YAML syntax error: " + ", ".join(parts)
+    if "exceeded maximum nesting depth" in message:
+        message = "YAML nesting too deep for the parser"
+    if _TEMPLATE.search(full_text):
+        message += (
+            " (the file holds Helm/Go template syntax '{{ }}': lint the rendered output, e.g."
+            " `helm template CHART | waslint lint -`, or add the path to `exclude`)"
+        )
+    return message
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+class Converter:
+    """Node tree -> plain Python values, with the depth and alias-expansion limits."""
+
+    __slots__ = ("expanded", "memo", "track")
+
+    def __init__(self, track_aliases: bool) -> None:
+        self.track = track_aliases
+        self.memo: dict[int, tuple[Any, int]] = {}
+        self.expanded = 0
+
+    def convert(self, node: yaml.Node) -> Any:
+        if self.track:
+            return self._tracked(node, 0)[0]
+        return self._plain(node, 0)
+
+    def _plain(self, node: yaml.Node, depth: int) -> Any:
+        """The fast path (no aliases in the file): plain loops, string keys inline."""
+        cls = node.__class__
+        if cls is yaml.ScalarNode:
+            return node.value if node.tag == _STR else scalar_value(node)
+        if depth > MAX_DEPTH:
+            raise _DocumentError(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark)
+        if cls is yaml.SequenceNode:
+            return [self._plain(item, depth + 1) for item in node.value]
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag != _STR:
+                return self._mapping(node, depth, self._plain)  # merge keys, odd keys
+            key = key_node.value
+            if key in result:
+                raise _DocumentError(f"duplicate key {key!r} in one mapping", key_node.start_mark)
+            if value_node.__class__ is yaml.ScalarNode and value_node.tag == _STR:
+                result[key] = value_node.value
+            else:
+                result[key] = self._plain(value_node, depth + 1)
+        return result
+
+    def _tracked(self, node: yaml.Node, depth: int) -> tuple[Any, int]:
+        if depth > MAX_DEPTH:
+            raise _DocumentError(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark)
+        known = self.memo.get(id(node))
+        if known is not None:
+            self._count(known[1], node)
+            return known
+        cls = node.__class__
+        size = 1
+        if cls is yaml.MappingNode:
+            sizes: list[int] = []
+
+            def child(sub: yaml.Node, sub_depth: int) -> Any:
+                value, sub_size = self._tracked(sub, sub_depth)
+                sizes.append(sub_size)
+                return value
+
+            value: Any = self._mapping(node, depth, child)
+            size += sum(sizes)
+        elif cls is yaml.SequenceNode:
+            items = [self._tracked(item, depth + 1) for item in node.value]
+            value = [item for item, _ in items]
+            size += sum(s for _, s in items)
+        else:
+            value = scalar_value(node)
+        self._count(1, node)
+        self.memo[id(node)] = (value, size)
+        return value, size
+
+    def _count(self, size: int, node: yaml.Node) -> None:
+        self.expanded += size
+        if self.expanded > MAX_EXPANDED_NODES:
+            raise _DocumentError(
+                f"alias expansion exceeds {MAX_EXPANDED_NODES} nodes (possible alias bomb)",
+                node.start_mark,
+            )
+
+    def _mapping(self, node: yaml.Node, depth: int, convert: Any) -> dict[Any, Any]:
+        result: dict[Any, Any] = {}
+        merges: list[yaml.Node] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                merges.append(value_node)
+                continue
+            key = convert(key_node, depth + 1) if key_node.__class__ is not yaml.ScalarNode else scalar_value(key_node)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                key = repr(key)
+            if key in result:
+                raise _DocumentError(f"duplicate key {key!r} in one mapping", key_node.start_mark)
+            result[key] = convert(value_node, depth + 1)
+        for merge in merges:
+            self._merge(result, merge, depth, convert)
+        return result
+
+    def _merge(self, result: dict[Any, Any], merge: yaml.Node, depth: int, convert: Any) -> None:
+        sources = merge.value if merge.__class__ is yaml.SequenceNode else [merge]
+        for source in sources:
+            value = convert(source, depth + 1)
+            if not isinstance(value, dict):
+                raise _DocumentError("merge key '<<' needs a mapping", source.start_mark)
+            for key, item in value.items():
+                result.setdefault(key, item)
+
+
+_fallback_constructor: Any = None
+
+
+def scalar_value(node: yaml.Node) -> Any:
+    tag = node.tag
+    value = node.value
+    if tag == _STR:
+        return value
+    if tag == _NULL:
+        return None
+    if tag == _BOOL:
+        return value.lower() in _TRUE_WORDS
+    if tag == _INT:
+        if value[:1] != "0" or value == "0":
+            try:
+                return int(value)
+            except ValueError:
+                pass
+        return _construct(node)
+    if tag == _FLOAT:
+        try:
+            return float(value)
+        except ValueError:
+            return _construct(node)
+    # Timestamps, binary and custom tags stay strings: Kubernetes reads them as strings.
+    return value
+
+
+def _construct(node: yaml.Node) -> Any:
+    global _fallback_constructor
+    if _fallback_constructor is None:
+        _fallback_constructor = yaml.constructor.SafeConstructor()
+    try:
+        return _fallback_constructor.construct_object(node, deep=True)
+    except (yaml.YAMLError, ValueError, TypeError):
+        return node.value
+
+
+# --------------------------------------------------------------------------- positions
+
+
+def _span_of(root: yaml.Node, path: Path, key: bool, line_offset: int) -> Span:
+    node = root
+    key_node: yaml.Node | None = None
+    for step in path:
+        child = _child(node, step)
+        if child is None:
+            break
+        key_node, node = child
+    start_node = key_node if key and key_node is not None else node
+    start = start_node.start_mark
+    end = node.end_mark
+    if end.line != start.line and node.__class__ is not yaml.ScalarNode:
+        end = start_node.end_mark  # a block collection: point at its first line only
+    return Span(
+        line_offset + start.line + 1,
+        start.column + 1,
+        line_offset + end.line + 1,
+        end.column + 1,
+    )
+
+
+def _child(node: yaml.Node, step: str | int) -> tuple[yaml.Node | None, yaml.Node] | None:
+    if node.__class__ is yaml.MappingNode:
+        wanted = str(step)
+        for key_node, value_node in node.value:
+            if key_node.__class__ is yaml.ScalarNode and key_node.value == wanted:
+                return key_node, value_node
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                for source in value_node.value if value_node.__class__ is yaml.SequenceNode else [value_node]:
+                    found = _child(source, step)
+                    if found is not None:
+                        return found
+        return None
+    if node.__class__ is yaml.SequenceNode and isinstance(step, int) and 0 <= step < len(node.value):
+        return None, node.value[step]
+    return None
+
+
+def load_all(paths: Iterable[str], stdin: Any = None) -> list[SourceFile]:
+    """Read every path. The cyclic garbage collector is paused meanwhile: the node trees are
+    acyclic and all kept, and re-scanning the growing heap would cost more than the parse."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [read_source(path, stdin) for path in paths]
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -1,0 +1,100 @@
+"""The feature-gate table (`feature-gates.yaml`): stage, default, components and dependencies of
+each gate per release."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from waslint.knowledge.lifecycle import load_table
+
+APISERVER = "kube-apiserver"
+SCHEDULER = "kube-scheduler"
+CONTROLLER_MANAGER = "kube-controller-manager"
+KUBELET = "kubelet"
+COMPONENTS = (APISERVER, SCHEDULER, CONTROLLER_MANAGER, KUBELET)
+CONTROL_PLANE = (APISERVER, SCHEDULER, CONTROLLER_MANAGER)
+
+# kubeadm ClusterConfiguration section -> component
+KUBEADM_SECTIONS = {
+    "apiServer": APISERVER,
+    "scheduler": SCHEDULER,
+    "controllerManager": CONTROLLER_MANAGER,
+}
+
+# Where the gate inventory can come from; the rules word their advice after it.
+STATIC_POD = "static-pod"
+KUBELET_CONFIG = "kubelet-config"
+KUBEADM_CLUSTER = "kubeadm-cluster"
+KUBEADM_NODE = "kubeadm-node"
+KIND = "kind"
+GATES_FILE = "gates-file"
+PATCHED = "patched"  # Where.section of a kind Cluster whose kubeadmConfigPatches set feature-gates
+
+
+# --------------------------------------------------------------------------- the gate table
+
+
+@dataclass(frozen=True)
+class GateRelease:
+    release: str
+    stage: str | None
+    default: bool | None
+    depends_on: tuple[str, ...]
+    depends_confirmed: bool
+    removed: bool
+    merged_into: str | None
+    confirmed: bool
+    note: str | None
+
+
+@dataclass(frozen=True)
+class GateInfo:
+    name: str
+    summary: str
+    components: tuple[str, ...]
+    components_confirmed: bool
+    components_note: str | None
+    releases: dict[str, GateRelease]
+
+    def at(self, release: str) -> GateRelease | None:
+        return self.releases.get(release)
+
+    @property
+    def first_release(self) -> str:
+        from waslint.lint.context import release_key
+
+        return min(self.releases, key=release_key)
+
+
+@functools.cache
+def gate_table() -> dict[str, GateInfo]:
+    raw = load_table("feature-gates.yaml")
+    table: dict[str, GateInfo] = {}
+    for name, entry in raw["gates"].items():
+        releases: dict[str, GateRelease] = {}
+        for release, row in entry["releases"].items():
+            releases[str(release)] = GateRelease(
+                release=str(release),
+                stage=row.get("stage"),
+                default=row.get("default"),
+                depends_on=tuple(row.get("depends_on") or ()),
+                depends_confirmed=row.get("depends_confidence", "confirmed") == "confirmed",
+                removed=bool(row.get("removed", False)),
+                merged_into=row.get("merged_into"),
+                confirmed=row.get("confidence", "confirmed") == "confirmed",
+                note=row.get("note"),
+            )
+        table[name] = GateInfo(
+            name=name,
+            summary=entry.get("summary", ""),
+            components=tuple(entry["components"]),
+            components_confirmed=entry.get("components_confidence", "confirmed") == "confirmed",
+            components_note=entry.get("components_note"),
+            releases=releases,
+        )
+    return table
+
+
+def gate_info(name: str) -> GateInfo | None:
+    return gate_table().get(name)

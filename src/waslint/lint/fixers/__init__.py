@@ -1,0 +1,1 @@
+"""Fix planners, registered against the rule codes they fix: findings -> operations on the data."""

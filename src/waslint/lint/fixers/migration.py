@@ -1,0 +1,237 @@
+"""Findings -> operations: the 1.35/1.36 -> 1.37 mapping of was-api.md §4, per rule.
+
+WAS101  v1alpha1 Workload -> v1beta1 (podGroups -> podGroupTemplates, policy -> schedulingPolicy);
+        v1alpha2 Workload/PodGroup -> v1beta1 with the field changes (disruptionMode string ->
+        object, podGroupTemplateRef.workload -> workloadRef, `priority` left out when a
+        priorityClassName is set); CompositePodGroup in another version -> v1alpha3.
+WAS102  v1alpha3 Workload/PodGroup -> v1beta1 (apiVersion only).
+WAS103  disruptionMode: Pod -> {single: {}}, PodGroup -> {all: {}}.
+WAS104  spec.podGroupTemplateRef.workload.{workloadName,podGroupTemplateName}
+        -> spec.workloadRef.{workloadName,templateName}.
+WAS105  (unsafe) in `podgroups.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from waslint.core.model import Path
+from waslint.findings import Finding
+from waslint.knowledge.lifecycle import preferred_entry
+from waslint.knowledge.schema import has_schema
+from waslint.lint.context import RELEASES
+from waslint.lint.fixers.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar
+from waslint.lint.fixers.plan import Check, Plan, Unit
+from waslint.lint.rules.migration import FIX_TARGET
+from waslint.objects.kobject import SCHEDULING, WAS_KINDS, KObject, as_list, dig
+from waslint.objects.walks import LEGACY_DISRUPTION_MODES, group_policy_holders
+
+# The apiVersion each WAS kind is rewritten to: the most mature version 1.37 serves (the table).
+TARGET_VERSION = {
+    kind: entry.api_version
+    for kind in WAS_KINDS
+    if (entry := preferred_entry(SCHEDULING, kind, FIX_TARGET)) is not None
+}
+DISRUPTION: dict[str, dict[str, Any]] = {legacy: {mode: {}} for legacy, mode in LEGACY_DISRUPTION_MODES.items()}
+SAFE_CODES = ("WAS101", "WAS102", "WAS103", "WAS104")
+UNSAFE_CODES = ("WAS105",)
+
+
+def schema_release(api_version: str, kind: str) -> str | None:
+    """The release whose schema describes this apiVersion/kind (for the original's issues)."""
+    for release in RELEASES:
+        if has_schema(release, api_version, kind):
+            return release
+    return None
+
+
+class _Builder:
+    """Collects the operations of one finding's fix, and the paths left for the user."""
+
+    def __init__(self, obj: KObject, allowed: list[Path]) -> None:
+        self.obj = obj
+        self.ops: list[Op] = []
+        self.allowed = allowed
+
+    def add(self, op: Op) -> None:
+        self.ops.append(op)
+
+    def full(self, *path: str | int) -> Path:
+        return self.obj.full_path(tuple(path))
+
+    def disruption(self, holder_path: Path, holder: dict[str, Any]) -> None:
+        value = holder.get("disruptionMode")
+        if not isinstance(value, str):
+            return
+        path = self.full(*holder_path, "disruptionMode")
+        if value in DISRUPTION:
+            self.add(ReplaceValue(path, DISRUPTION[value]))
+        else:
+            self.allowed.append(path)  # unknown value: WAS103 reports it, no fix invents one
+
+    def priority(self, holder_path: Path, holder: dict[str, Any]) -> None:
+        class_name = holder.get("priorityClassName")
+        if "priority" in holder and isinstance(class_name, str) and class_name:
+            self.add(DeleteKey(self.full(*holder_path, "priority")))
+
+    def template_ref(self, spec: dict[str, Any]) -> str | None:
+        """podGroupTemplateRef -> workloadRef; returns why not, or None."""
+        ref = spec.get("podGroupTemplateRef")
+        if ref is None:
+            return None
+        ref_path = self.full("spec", "podGroupTemplateRef")
+        reason = _ref_problem(spec, ref)
+        if reason is not None:
+            self.allowed.append(ref_path)
+            return reason
+        assert isinstance(ref, dict)
+        inner = ref
+        inner_path = ref_path
+        if "workload" in ref:
+            self.add(Hoist(ref_path, "workload"))
+            inner = ref["workload"]
+            inner_path = (*ref_path, "workload")
+        if "podGroupTemplateName" in inner:
+            self.add(RenameKey((*inner_path, "podGroupTemplateName"), "templateName"))
+        self.add(RenameKey(ref_path, "workloadRef"))
+        return None
+
+
+def _ref_problem(spec: dict[str, Any], ref: Any) -> str | None:
+    if "workloadRef" in spec:
+        return "spec has both podGroupTemplateRef and workloadRef: keep one by hand"
+    if not isinstance(ref, dict) or not ref:
+        return "podGroupTemplateRef is not a mapping"
+    if "workload" in ref:
+        if len(ref) != 1 or not isinstance(ref["workload"], dict):
+            return "podGroupTemplateRef.workload has an unexpected shape"
+        if "templateName" in ref["workload"] and "podGroupTemplateName" in ref["workload"]:
+            return "podGroupTemplateRef.workload has both templateName and podGroupTemplateName"
+        return None
+    if set(ref) <= {"workloadName", "podGroupTemplateName"}:  # the flat shape of early drafts
+        return None
+    return "podGroupTemplateRef has an unexpected shape"
+
+
+def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: Plan) -> None:
+    """One unit for the safe WAS101-104 fixes of one object.
+
+    Each finding gets the operations its fix needs; a WAS103/WAS104 fix on an object in a
+    version 1.37 does not serve also needs the WAS101 rewrite (the object form of disruptionMode
+    is invalid in v1alpha2). A finding whose operations cannot all be written is left alone, the
+    others still go in (`run.prepare`).
+    """
+    by_code: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_code.setdefault(finding.code, []).append(finding)
+    allowed: list[Path] = []
+    parts: list[tuple[Finding, list[Op]]] = []
+    rewrite: list[Op] | None = None
+    api_version = obj.api_version
+    for finding in by_code.get("WAS101", []):
+        build = _Builder(obj, allowed)
+        reason = _rewrite(build)
+        if reason is None:
+            rewrite = build.ops
+            api_version = TARGET_VERSION[obj.kind]
+            parts.append((finding, build.ops))
+        else:
+            plan.skip(finding, reason)
+    for finding in by_code.get("WAS102", []):
+        if obj.kind in ("Workload", "PodGroup") and obj.version == "v1alpha3":
+            api_version = TARGET_VERSION[obj.kind]
+            parts.append((finding, [SetScalar(obj.full_path(("apiVersion",)), api_version)]))
+        else:
+            plan.skip(finding, f"no rewrite known for {obj.api_version} {obj.kind}")
+
+    was_kind = obj.group == SCHEDULING
+    needs_rewrite = was_kind and not has_schema("1.37", obj.api_version, obj.kind)
+    if needs_rewrite and rewrite is None:
+        reason = (
+            f"left as is: Kubernetes 1.37 does not serve {obj.api_version} {obj.kind}, and the"
+            " object is not rewritten to a version that does (see WAS101)"
+        )
+        for finding in by_code.get("WAS103", []) + by_code.get("WAS104", []):
+            plan.skip(finding, reason)
+    else:
+        base = rewrite or []
+        for finding in by_code.get("WAS103", []):
+            build = _Builder(obj, allowed)
+            holder_path = finding.field_path[len(obj.base_path) : -1]
+            holder = dig(obj.data, *holder_path)
+            if isinstance(holder, dict) and holder.get("disruptionMode") in DISRUPTION:
+                build.disruption(holder_path, holder)
+                parts.append((finding, build.ops + base))
+            else:
+                plan.skip(finding, "unexpected disruptionMode value")
+        for finding in by_code.get("WAS104", []):
+            build = _Builder(obj, allowed)
+            reason = build.template_ref(obj.spec)
+            if reason is None:
+                parts.append((finding, build.ops + base))
+            else:
+                plan.skip(finding, reason)
+    if not parts:
+        return
+    checks = [_object_check(obj, allowed)] if was_kind else _job_checks(obj, allowed)
+    plan.units.append(Unit(file=obj.file.path, doc=doc_position, parts=parts, checks=checks, label=_label(obj)))
+
+
+def _rewrite(build: _Builder) -> str | None:
+    """The WAS101 rewrite of one object into `build`; returns why not, or None."""
+    obj = build.obj
+    if obj.group != SCHEDULING or obj.kind not in TARGET_VERSION:
+        return f"no rewrite known for {obj.api_version} {obj.kind}"
+    spec = obj.spec
+    if obj.kind == "Workload" and obj.version == "v1alpha1":
+        if "podGroups" in spec:
+            if "podGroupTemplates" in spec:
+                return "spec has both podGroups and podGroupTemplates: keep one by hand"
+            for item in as_list(spec["podGroups"]):
+                if isinstance(item, dict) and "policy" in item and "schedulingPolicy" in item:
+                    return "a podGroups item has both policy and schedulingPolicy: keep one by hand"
+            build.add(RenameKey(build.full("spec", "podGroups"), "podGroupTemplates"))
+            for position, item in enumerate(as_list(spec["podGroups"])):
+                if isinstance(item, dict) and "policy" in item:
+                    path = build.full("spec", "podGroups", position, "policy")
+                    build.add(RenameKey(path, "schedulingPolicy"))
+    elif obj.kind == "CompositePodGroup" or (obj.kind in ("Workload", "PodGroup") and obj.version == "v1alpha2"):
+        for holder_path, holder in group_policy_holders(obj):
+            build.disruption(holder_path, holder)
+            build.priority(holder_path, holder)
+        if obj.kind != "Workload":
+            build.template_ref(spec)  # a problem is left for WAS104 to report
+    else:
+        return f"no rewrite known for {obj.api_version} {obj.kind}"
+    build.add(SetScalar(build.full("apiVersion"), TARGET_VERSION[obj.kind]))
+    return None
+
+
+def _object_check(obj: KObject, allowed: list[Path]) -> Check:
+    return Check(
+        "object",
+        obj.base_path,
+        old_path=obj.base_path,
+        old_release=schema_release(obj.api_version, obj.kind),
+        allowed=tuple(allowed),
+    )
+
+
+def _job_checks(obj: KObject, allowed: list[Path]) -> list[Check]:
+    holders = {path for path, _ in group_policy_holders(obj)}
+    return [
+        Check(
+            "fragment",
+            obj.full_path(path),
+            old_path=obj.full_path(path),
+            fragment="JobSchedulingConfiguration",
+            old_release="1.37",
+            old_fragment="JobSchedulingConfiguration",
+            allowed=tuple(allowed),
+        )
+        for path in sorted(holders, key=str)
+    ]
+
+
+def _label(obj: KObject) -> str:
+    return f"{obj.kind} {obj.namespace}/{obj.name or '<unnamed>'}"

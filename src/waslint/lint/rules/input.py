@@ -1,0 +1,173 @@
+"""WAS0xx: input. Unused suppressions, parse errors, schema violations of WAS objects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from waslint.core.model import Path, Severity
+from waslint.lint.context import Context
+from waslint.lint.registry import Hit, Rule, register
+from waslint.objects.kobject import SCHEDULING, KObject, dig
+from waslint.objects.walks import JOB_KINDS, POD_TEMPLATE_KINDS, job_spec, pod_templates
+
+
+@register
+class UnusedSuppression(Rule):
+    code = "WAS000"
+    name = "unused-suppression"
+    severity = Severity.INFO
+    summary = "A waslint suppression (annotation or comment) that suppresses nothing."
+    what = (
+        "Reports a `waslint.io/ignore` annotation, `# waslint: ignore[...]` or"
+        " `# waslint: ignore-file[...]` comment that did not suppress any finding in this run."
+    )
+    why = (
+        "Stale suppressions hide the next real finding at that place. A suppression naming a rule"
+        " that this run did not select is not reported (it may be used by another run)."
+    )
+    example = """\
+metadata:
+  annotations:
+    waslint.io/ignore: WAS302   # nothing here triggers WAS302
+"""
+    use_instead = "Remove the annotation or comment."
+
+
+@register
+class ParseError(Rule):
+    code = "WAS001"
+    name = "parse-error"
+    severity = Severity.ERROR
+    summary = "A file or document cannot be parsed."
+    what = (
+        "YAML or JSON syntax errors, invalid UTF-8, binary files, alias bombs, nesting deeper"
+        " than 200 levels, files over 32 MiB, duplicate keys in one mapping. Points at the line"
+        " and column where the parser stopped; the file's other documents are still linted."
+    )
+    why = (
+        "kubectl and GitOps controllers reject the file (or, for duplicate keys, silently keep one"
+        " of the values); nothing else in the document can be checked."
+    )
+    example = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: workers
+  name: workers-2     # duplicate key
+"""
+    use_instead = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: workers
+"""
+
+
+@register
+class SchemaViolation(Rule):
+    code = "WAS002"
+    name = "schema-violation"
+    severity = Severity.ERROR
+    summary = "A WAS object fails the JSON schema of its apiVersion/kind for the target release."
+    what = (
+        "Validates scheduling.k8s.io Workload, PodGroup and CompositePodGroup in every version the"
+        " target release serves, Job `spec.scheduling` and Pod `spec.schedulingGroup` against the"
+        " strict Kubernetes schemas of that release (generated from kubernetes-validate): wrong"
+        " types, missing required fields, unknown fields. Points at the offending field. The legacy"
+        " shapes that WAS103/WAS104/WAS105 explain are left to those rules."
+    )
+    why = (
+        "The API server rejects the object, or (for fields of a disabled gate) drops the field"
+        " silently; an unknown field in a GitOps repo is usually a field of another release."
+    )
+    example = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: workers
+spec:
+  schedulingPolicy:
+    gang:
+      minCount: "4"     # a string
+"""
+    use_instead = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: workers
+spec:
+  schedulingPolicy:
+    gang:
+      minCount: 4
+"""
+    kinds = frozenset(
+        {(SCHEDULING, "Workload"), (SCHEDULING, "PodGroup"), (SCHEDULING, "CompositePodGroup")} | POD_TEMPLATE_KINDS
+    )
+
+    def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
+        from waslint.knowledge import schema
+
+        if obj.group == SCHEDULING:
+            if schema.has_schema(ctx.target, obj.api_version, obj.kind):
+                issues = schema.validate_object(ctx.target, obj.api_version, obj.kind, obj.data)
+                for issue in issues:
+                    if not _explained_elsewhere(obj.data, issue.path):
+                        yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}: {issue.message}")
+            return
+        if (obj.group, obj.kind) in JOB_KINDS:
+            yield from self._job_scheduling(obj, ctx)
+        yield from self._pod_fields(obj, ctx)
+
+    def _job_scheduling(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
+        from waslint.knowledge import schema
+
+        job = job_spec(obj)
+        value = job[1].get("scheduling") if job is not None else None
+        if job is None or value is None:
+            return
+        path: Path = (*job[0], "scheduling")
+        if not schema.has_fragment(ctx.target, "JobSchedulingConfiguration"):
+            yield self.hit(
+                obj,
+                path,
+                f"batch/v1 Job has no field spec.scheduling in Kubernetes {ctx.target} (added in 1.37, gate"
+                " WorkloadWithJob); the API server drops or rejects it",
+            )
+            return
+        for issue in schema.validate_fragment(ctx.target, "JobSchedulingConfiguration", value, path):
+            if not _explained_elsewhere(obj.data, issue.path):
+                yield self.hit(obj, issue.path, f"Job spec.scheduling: {issue.message}")
+
+    def _pod_fields(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
+        from waslint.knowledge import schema
+
+        for template in pod_templates(obj):
+            group = template.spec.get("schedulingGroup")
+            if group is not None:
+                path = (*template.path, "schedulingGroup")
+                if schema.has_fragment(ctx.target, "PodSchedulingGroup"):
+                    for issue in schema.validate_fragment(ctx.target, "PodSchedulingGroup", group, path):
+                        yield self.hit(obj, issue.path, f"Pod spec.schedulingGroup: {issue.message}")
+                else:
+                    yield self.hit(
+                        obj,
+                        path,
+                        f"Pod has no field spec.schedulingGroup in Kubernetes {ctx.target} (added in 1.36;"
+                        " 1.35 uses spec.workloadRef)",
+                    )
+            reference = template.spec.get("workloadRef")
+            if reference is not None and schema.has_fragment(ctx.target, "WorkloadReference"):
+                path = (*template.path, "workloadRef")
+                for issue in schema.validate_fragment(ctx.target, "WorkloadReference", reference, path):
+                    yield self.hit(obj, issue.path, f"Pod spec.workloadRef: {issue.message}")
+
+
+def _explained_elsewhere(data: Any, path: Path) -> bool:
+    """Schema issues at legacy shapes that a WAS1xx rule reports with a precise message."""
+    for position, step in enumerate(path):
+        if step == "podGroupTemplateRef":
+            return True
+        if step == "disruptionMode" and isinstance(dig(data, *path[: position + 1]), str):
+            return True
+    return False

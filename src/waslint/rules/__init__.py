@@ -1,1 +1,0 @@
-"""Rule families (one module each) and the Kubernetes data tables they read (`*.yaml`)."""

@@ -1,0 +1,46 @@
+"""`--gates FILE`: a gate inventory `{component: {Gate: bool}}` given on the command line."""
+
+from __future__ import annotations
+
+from waslint.io.loader import Document, parse_bytes
+from waslint.knowledge.gates import COMPONENTS
+
+# --------------------------------------------------------------------------- building it
+
+
+class GatesFileError(Exception):
+    """--gates FILE cannot be used: exit status 2."""
+
+
+def load_gates_file(path: str) -> tuple[dict[str, dict[str, bool]], Document]:
+    """Read `{component: {Gate: bool}}`; raise GatesFileError with the reason otherwise."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as err:
+        raise GatesFileError(f"--gates {path}: {err.strerror or err}") from None
+    source = parse_bytes(path, raw)
+    if source.problems:
+        problem = source.problems[0]
+        raise GatesFileError(f"--gates {path}:{problem.line}:{problem.column}: {problem.message}")
+    if len(source.documents) != 1 or not isinstance(source.documents[0].data, dict):
+        raise GatesFileError(
+            f"--gates {path}: expected one YAML mapping {{component: {{Gate: true|false}}}}"
+            f" with components {', '.join(COMPONENTS)}"
+        )
+    doc = source.documents[0]
+    gates: dict[str, dict[str, bool]] = {}
+    for component, entries in doc.data.items():
+        if component not in COMPONENTS:
+            raise GatesFileError(f"--gates {path}: unknown component {component!r}; use {', '.join(COMPONENTS)}")
+        if entries is None:
+            entries = {}
+        if not isinstance(entries, dict):
+            raise GatesFileError(f"--gates {path}: {component}: expected a mapping of gate names to true/false")
+        parsed: dict[str, bool] = {}
+        for gate, value in entries.items():
+            if not isinstance(gate, str) or not isinstance(value, bool):
+                raise GatesFileError(f"--gates {path}: {component}.{gate}: expected true or false, got {value!r}")
+            parsed[gate] = value
+        gates[component] = parsed
+    return gates, doc

@@ -1,0 +1,64 @@
+"""Cluster snapshots: a `kind: List` (YAML or JSON, or a folder of them) of Nodes, Pods,
+PriorityClasses, KAI Queues, ResourceSlices and Topologies, as `kubectl get ... -o yaml` prints.
+
+Read through the same loader as manifests; items of other kinds are ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from waslint.io.discover import discover
+from waslint.io.loader import read_source
+from waslint.objects.kobject import KObject, objects_of
+
+USED_KINDS = {
+    ("", "Node"): "nodes",
+    ("", "Pod"): "pods",
+    ("scheduling.k8s.io", "PriorityClass"): "priority_classes",
+    ("scheduling.run.ai", "Queue"): "queues",
+    ("resource.k8s.io", "ResourceSlice"): "resource_slices",
+    ("kueue.x-k8s.io", "Topology"): "topologies",
+}
+
+
+class SnapshotError(Exception):
+    """The snapshot cannot be used at all (unreadable, not YAML/JSON, no items): exit status 2."""
+
+
+@dataclass
+class Snapshot:
+    path: str
+    nodes: list[KObject] = field(default_factory=list)
+    pods: list[KObject] = field(default_factory=list)
+    priority_classes: list[KObject] = field(default_factory=list)
+    queues: list[KObject] = field(default_factory=list)
+    resource_slices: list[KObject] = field(default_factory=list)
+    topologies: list[KObject] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        return {attribute: len(getattr(self, attribute)) for attribute in USED_KINDS.values()}
+
+
+def load_snapshot(path: str) -> Snapshot:
+    if not os.path.exists(path):
+        raise SnapshotError(f"snapshot {path}: no such file or directory")
+    files, _ = discover([path])
+    snapshot = Snapshot(path)
+    readable = 0
+    for file_path in files:
+        source = read_source(file_path)
+        for problem in source.problems:
+            snapshot.problems.append(f"{file_path}:{problem.line}:{problem.column}: {problem.message}")
+        readable += len(source.documents)
+        for doc in source.documents:
+            for obj in objects_of(doc, "default"):
+                attribute = USED_KINDS.get((obj.group, obj.kind))
+                if attribute is not None:
+                    getattr(snapshot, attribute).append(obj)
+    if readable == 0:
+        detail = f": {snapshot.problems[0]}" if snapshot.problems else ""
+        raise SnapshotError(f"snapshot {path}: no readable Kubernetes List in it{detail}")
+    return snapshot
