@@ -13,6 +13,7 @@ import pytest
 from waslint.findings import Finding
 from waslint.io.config import Config
 from waslint.io.loader import parse_bytes
+from waslint.knowledge.releases import parse_release
 from waslint.lint.engine import LintOptions, LintResult, lint_paths, lint_sources
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,19 +22,30 @@ SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus"
 
 
+def lint_options(**options: Any) -> LintOptions:
+    """LintOptions from keyword fields; `target` may be text ("1.36"), `extra` a dict of the
+    typed input fields (snapshot_path, gates_path, base_ref)."""
+    extra = options.pop("extra", {})
+    if isinstance(options.get("target"), str):
+        release = parse_release(options["target"])
+        assert release is not None, options["target"]
+        options["target"] = release
+    return LintOptions(**options, **extra)
+
+
 def lint_text(text: str, path: str = "test.yaml", **options: Any) -> list[Finding]:
     """Lint one in-memory file; options are LintOptions fields (target, select, extra, ...)."""
     source = parse_bytes(path, text.encode("utf-8"))
-    return lint_sources([source], LintOptions(**options)).findings
+    return lint_sources([source], lint_options(**options)).findings
 
 
 def lint_texts(files: dict[str, str], **options: Any) -> LintResult:
     sources = [parse_bytes(path, text.encode("utf-8")) for path, text in files.items()]
-    return lint_sources(sources, LintOptions(**options))
+    return lint_sources(sources, lint_options(**options))
 
 
 def lint_path(*paths: str | os.PathLike[str], config: Config | None = None, **options: Any) -> LintResult:
-    result, errors = lint_paths([str(p) for p in paths], LintOptions(**options), config)
+    result, errors = lint_paths([str(p) for p in paths], lint_options(**options), config)
     assert not errors, errors
     return result
 

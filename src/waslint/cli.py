@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from waslint import __version__
+from waslint.knowledge.releases import default_target, fix_target, parse_release, supported_text
 
 if TYPE_CHECKING:
     from waslint.io.config import Config
+    from waslint.knowledge.releases import Release
     from waslint.lint.engine import LintOptions, LintResult
 
 app = typer.Typer(
     name="waslint",
-    help="Lint, fix and check Kubernetes 1.37 Workload-Aware Scheduling manifests.",
+    help="Lint, fix and check Kubernetes Workload-Aware Scheduling manifests.",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -28,7 +31,10 @@ FormatOption = Annotated[str, typer.Option("--format", help="Report format: text
 OutputOption = Annotated[str | None, typer.Option("--output", "-o", help="Write the report to FILE (default stdout).")]
 TargetOption = Annotated[
     str | None,
-    typer.Option("--target-version", help="Kubernetes release the manifests must work on: 1.35, 1.36 or 1.37."),
+    typer.Option(
+        "--target-version",
+        help=f"Kubernetes release the manifests must work on: {supported_text()} (default {default_target()}).",
+    ),
 ]
 SelectOption = Annotated[
     str | None, typer.Option("--select", help="Comma list of rule codes or prefixes to run (WAS1,WAS201).")
@@ -98,16 +104,18 @@ def load_settings(
         load_config,
     )
     from waslint.lint.engine import LintOptions
+    from waslint.lint.registry import all_rules
 
+    known = [rule.code for rule in all_rules()]
     try:
-        config = load_config(config_path if config_path else find_config())
+        config = load_config(config_path if config_path else find_config(), known)
         options = LintOptions.from_config(config)
         if target is not None:
             options.target = check_target_version(target)
         if select is not None:
-            options.select = _code_list(select, "--select", check_codes)
+            options.select = _code_list(select, "--select", known, check_codes)
         if ignore is not None:
-            options.ignore += _code_list(ignore, "--ignore", check_codes)
+            options.ignore += _code_list(ignore, "--ignore", known, check_codes)
         if namespace:
             options.namespace = namespace
         if no_inline_ignores:
@@ -118,9 +126,9 @@ def load_settings(
     return config, options, threshold
 
 
-def _code_list(text: str, flag: str, check: Any) -> list[str]:
+def _code_list(text: str, flag: str, known: list[str], check: Callable[[list[str], str, list[str]], None]) -> list[str]:
     codes = [part.strip().upper() for part in text.split(",") if part.strip()]
-    check(codes, flag)
+    check(codes, flag, known)
     return codes
 
 
@@ -135,7 +143,8 @@ def exit_status(result: LintResult, threshold: str) -> int:
     return 1 if any(finding.severity >= lowest for finding in result.findings) else 0
 
 
-def emit_report(result: LintResult, fmt: str, output: str | None, target: str) -> None:
+def emit_report(result: LintResult, fmt: str, output: str | None, target: Release) -> None:
+    from waslint.lint.registry import all_rules
     from waslint.report import FORMATS, ReportInput, render
 
     if fmt not in FORMATS:
@@ -145,9 +154,10 @@ def emit_report(result: LintResult, fmt: str, output: str | None, target: str) -
         findings=result.findings,
         files=len(result.files),
         documents=result.documents,
-        target_version=target,
+        target_version=str(target),
         sources={source.path: source.text for source in result.files},
         color=color,
+        rules=[rule.info for rule in all_rules()],
     )
     write_output(render(fmt, report), output)
 
@@ -192,7 +202,7 @@ def lint(
     settings, options, threshold = load_settings(
         config, target_version, select, ignore, namespace, fail_on, no_inline_ignores
     )
-    options.extra.update(_cluster_inputs(snapshot, base, gates))
+    _set_cluster_inputs(options, snapshot, base, gates)
     try:
         result, path_errors = lint_paths(paths or ["."], options, settings)
     except RunError as err:
@@ -205,19 +215,14 @@ def lint(
     raise typer.Exit(exit_status(result, threshold))
 
 
-def _cluster_inputs(snapshot: str | None, base: str | None, gates: str | None) -> dict[str, Any]:
-    """Options for the rules that read cluster facts, git history or a gate inventory."""
-    extra: dict[str, Any] = {}
+def _set_cluster_inputs(options: LintOptions, snapshot: str | None, base: str | None, gates: str | None) -> None:
+    """The inputs of the rules that read cluster facts, git history or a gate inventory."""
     for flag, value in (("--snapshot", snapshot), ("--gates", gates)):
         if value is not None and not os.path.exists(value):
             fail(f"{flag}: {value}: no such file or directory")
-    if snapshot is not None:
-        extra["snapshot_path"] = snapshot
-    if base is not None:
-        extra["base_ref"] = base
-    if gates is not None:
-        extra["gates_path"] = gates
-    return extra
+    options.snapshot_path = snapshot
+    options.base_ref = base
+    options.gates_path = gates
 
 
 @app.command()
@@ -234,7 +239,8 @@ def fix(
     fmt: FormatOption = "text",
     output: OutputOption = None,
     target_version: Annotated[
-        str | None, typer.Option("--target-version", help="Only 1.37, the release fix rewrites manifests for.")
+        str | None,
+        typer.Option("--target-version", help=f"Only {fix_target()}, the release fix rewrites manifests for."),
     ] = None,
     select: SelectOption = None,
     ignore: IgnoreOption = None,
@@ -243,12 +249,15 @@ def fix(
     namespace: NamespaceOption = None,
     no_inline_ignores: NoInlineOption = False,
 ) -> None:
-    """Rewrite 1.35/1.36 WAS manifests for 1.37 in place, changing nothing else ('-': stdin to stdout)."""
+    """Rewrite older WAS manifests for the fix target release in place, changing nothing else ('-': stdin to
+    stdout)."""
     from waslint.fix.command import FixRequest, UsageError, run
     from waslint.fix.run import FixOptions
 
-    if target_version is not None and target_version.strip().removeprefix("v") != "1.37":
-        fail(f"--target-version: `waslint fix` rewrites manifests for Kubernetes 1.37, not {target_version!r}")
+    if target_version is not None and parse_release(target_version) != fix_target():
+        fail(
+            f"--target-version: `waslint fix` rewrites manifests for Kubernetes {fix_target()}, not {target_version!r}"
+        )
     settings, options, threshold = load_settings(config, None, select, ignore, namespace, fail_on, no_inline_ignores)
     mode = "diff" if diff else "check" if check else "fix"
     request = FixRequest(

@@ -33,6 +33,19 @@ class FixKind(enum.Enum):
 
 
 @dataclass(frozen=True)
+class RuleInfo:
+    """A rule as reporters see it (SARIF rule descriptors): no behaviour, only its documentation."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    what: str
+    why: str
+    fix: FixKind
+
+
+@dataclass(frozen=True)
 class Span:
     """1-based line/column of the start, and exclusive 1-based end."""
 

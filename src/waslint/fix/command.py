@@ -19,6 +19,8 @@ from waslint.core.model import Severity
 from waslint.fix.diff import unified_diff
 from waslint.fix.run import FileState, FixOptions, FixResult, fix_paths
 from waslint.fix.writer import write_atomic
+from waslint.knowledge.releases import fix_target
+from waslint.lint.registry import all_rules
 
 
 class UsageError(Exception):
@@ -129,8 +131,9 @@ def render(result: FixResult, request: FixRequest) -> str:
         findings=[item.finding for item in result.remaining],
         files=len(result.files),
         documents=result.documents,
-        target_version="1.37",
+        target_version=str(fix_target()),
         sources={state.path: state.text for state in result.files},
+        rules=[rule.info for rule in all_rules()],
     )
     return render_findings(request.fmt, report)
 
@@ -190,7 +193,7 @@ def render_json(result: FixResult, mode: str) -> str:
     payload = {
         "tool": "waslint",
         "version": __version__,
-        "target_version": "1.37",
+        "target_version": str(fix_target()),
         "mode": mode,
         "files": files,
         "remaining": [dict(finding_json(item.finding), reason=item.reason) for item in result.remaining],

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from waslint.core.codes import matches
+from waslint.core.model import FixKind
 from waslint.findings import Finding
 from waslint.fix.edits import DocText, Edit, EditConflict, apply_edits, edits_for
 from waslint.fix.verify import check_problems, same
@@ -31,11 +32,11 @@ from waslint.fix.yamltext import (
 from waslint.io.config import Config
 from waslint.io.discover import discover
 from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes
+from waslint.knowledge.releases import fix_target
 from waslint.lint.engine import LintOptions, LintResult, lint_sources
-from waslint.lint.fixers.migration import SAFE_CODES, UNSAFE_CODES, plan_object
 from waslint.lint.fixers.ops import Op, apply_to_data
 from waslint.lint.fixers.plan import NewDocument, Plan, Unit
-from waslint.lint.fixers.podgroups import plan_pod_groups
+from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, all_fixers, fixer_for
 from waslint.lint.registry import all_rules
 from waslint.objects.kobject import KObject
 
@@ -199,10 +200,12 @@ def fix_states(states: list[FileState], options: FixOptions) -> FixResult:
         select=fix_codes(options) or ["NONE"],
         ignore=[],
         severity=dict(options.lint.severity),
-        target="1.37",
+        target=fix_target(),
         namespace=options.lint.namespace,
         inline_ignores=options.lint.inline_ignores,
-        extra=dict(options.lint.extra),
+        snapshot_path=options.lint.snapshot_path,
+        gates_path=options.lint.gates_path,
+        base_ref=options.lint.base_ref,
     )
     by_path = {state.path: state for state in states}
     internal: list[str] = []
@@ -258,17 +261,17 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
     for state in by_path.values():
         for position, doc in enumerate(state.source.documents):
             positions[id(doc)] = position
-    per_object: dict[int, tuple[KObject, list[Finding]]] = {}
-    pods: list[tuple[Finding, KObject, int]] = []
+    targets: dict[Fixer, list[FixTarget]] = {}
     for finding in result.findings:
-        if not finding.fixable or finding.code not in SAFE_CODES + UNSAFE_CODES:
+        fixer = fixer_for(finding.code)
+        if not finding.fixable or fixer is None:
             continue
         found = by_path.get(finding.path)
         if found is None or found.refusal is not None:
             if found is not None:
                 plan.skip(finding, found.refusal or "")
             continue
-        if finding.code in UNSAFE_CODES and not options.unsafe:
+        if fixer.kind is FixKind.UNSAFE and not options.unsafe:
             plan.skip(
                 finding,
                 "unsafe fix (it adds PodGroup objects): rerun with --unsafe-fixes to apply it",
@@ -278,19 +281,16 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
         if obj is None or id(obj.doc) not in positions:
             plan.skip(finding, "the object could not be found again")
             continue
-        if finding.code in UNSAFE_CODES:
-            pods.append((finding, obj, positions[id(obj.doc)]))
-        else:
-            per_object.setdefault(id(obj), (obj, []))[1].append(finding)
-    for obj, findings in per_object.values():
-        plan_object(obj, positions[id(obj.doc)], findings, plan)
-    if pods:
+        targets.setdefault(fixer, []).append(FixTarget(finding, obj, positions[id(obj.doc)]))
 
-        def writable(obj: KObject) -> bool:
-            state = by_path.get(obj.file.path)
-            return state is not None and state.refusal is None and obj.doc.node is not None
+    def writable(obj: KObject) -> bool:
+        state = by_path.get(obj.file.path)
+        return state is not None and state.refusal is None and obj.doc.node is not None
 
-        plan_pod_groups(pods, index, plan, writable, lambda obj: positions[id(obj.doc)])
+    env = FixEnv(index, writable, lambda obj: positions[id(obj.doc)])
+    for fixer in all_fixers():  # registration order: WAS101-104 rewrites before WAS105 PodGroups
+        if fixer in targets:
+            fixer.plan(targets[fixer], env, plan)
     return plan
 
 

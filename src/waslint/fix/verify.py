@@ -8,12 +8,11 @@ import math
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.knowledge.releases import fix_target
 from waslint.knowledge.schema import has_schema, validate_fragment, validate_object
 from waslint.lint.fixers.ops import Op, SetScalar, map_path
 from waslint.lint.fixers.plan import Check
 from waslint.objects.kobject import dig
-
-TARGET = "1.37"
 
 
 def same(a: Any, b: Any) -> bool:
@@ -38,12 +37,12 @@ def check_problems(check: Check, old_doc: Any, new_doc: Any, ops: list[Op]) -> l
         api_version, kind = new_value.get("apiVersion"), new_value.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str):
             return ["the fixed object lost its apiVersion or kind"]
-        if not has_schema(TARGET, api_version, kind):
-            return [f"{api_version} {kind} is not a Kubernetes {TARGET} kind"]
-        issues = validate_object(TARGET, api_version, kind, new_value)
+        if not has_schema(fix_target(), api_version, kind):
+            return [f"{api_version} {kind} is not a Kubernetes {fix_target()} kind"]
+        issues = validate_object(fix_target(), api_version, kind, new_value)
     else:
         assert check.fragment is not None
-        issues = validate_fragment(TARGET, check.fragment, new_value)
+        issues = validate_fragment(fix_target(), check.fragment, new_value)
     if not issues:
         return []
     known = _known(check, old_doc, ops)
@@ -77,7 +76,7 @@ def _known(check: Check, old_doc: Any, ops: list[Op]) -> set[Path]:
                 api_version,
             )
             swapped = dict(old_value, apiVersion=new_api)
-            issues = validate_object(TARGET, str(new_api), str(kind), swapped)
+            issues = validate_object(fix_target(), str(new_api), str(kind), swapped)
     else:
         if check.old_release is None or check.old_fragment is None:
             return set()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from typing import Any
@@ -12,8 +13,7 @@ import yaml
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity
-from waslint.lint.context import RELEASES
-from waslint.lint.registry import all_rules
+from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text
 
 CONFIG_NAMES = (".waslint.yaml", ".waslint.yml")
 KNOWN_KEYS = (
@@ -41,7 +41,7 @@ class Config:
     severity: dict[str, Severity] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
-    target_version: str | None = None
+    target_version: Release | None = None
     fail_on: str | None = None
     namespace: str | None = None
     inline_ignores: bool = True
@@ -95,11 +95,12 @@ def _has_tool_section(path: str) -> bool:
         return False
 
 
-def load_config(path: str | None) -> Config:
+def load_config(path: str | None, known_codes: Collection[str]) -> Config:
+    """Read and validate a config file; `known_codes` are the rule codes selectors may name."""
     if path is None:
         return Config()
     raw = _read_raw(path)
-    config = parse_config(raw, source=path)
+    config = parse_config(raw, known_codes, source=path)
     config.root = os.path.dirname(os.path.abspath(path))
     return config
 
@@ -136,30 +137,32 @@ def _read_toml(path: str, content: bytes) -> dict[str, Any]:
     return section
 
 
-def parse_config(raw: dict[str, Any], source: str = "<config>") -> Config:
+def parse_config(raw: dict[str, Any], known_codes: Collection[str], source: str = "<config>") -> Config:
     config = Config(source=source)
     for raw_key, value in raw.items():
         key = str(raw_key).replace("_", "-")
         if key not in KNOWN_KEYS:
             raise ConfigError(f"{source}: unknown key {raw_key!r} (known: {', '.join(KNOWN_KEYS)})")
-        _apply(config, key, value, source)
+        _apply(config, key, value, source, known_codes)
     return config
 
 
-def _apply(config: Config, key: str, value: Any, source: str) -> None:
+def _apply(config: Config, key: str, value: Any, source: str, known: Collection[str]) -> None:
     where = f"{source}: key {key!r}"
     if key == "select":
-        config.select = _codes(value, where)
+        config.select = _codes(value, where, known)
     elif key == "ignore":
-        config.ignore = _codes(value, where)
+        config.ignore = _codes(value, where, known)
     elif key == "severity":
-        config.severity = _severities(value, where)
+        config.severity = _severities(value, where, known)
     elif key == "exclude":
         config.exclude = _strings(value, where)
     elif key == "per-path-ignores":
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: expected a mapping of glob: codes")
-        config.per_path_ignores = {str(glob): _codes(codes, f"{where} [{glob}]") for glob, codes in value.items()}
+        config.per_path_ignores = {
+            str(glob): _codes(codes, f"{where} [{glob}]", known) for glob, codes in value.items()
+        }
     elif key == "target-version":
         config.target_version = check_target_version(str(value), where)
     elif key == "fail-on":
@@ -182,26 +185,25 @@ def _strings(value: Any, where: str) -> list[str]:
     return [item.strip() for item in value]
 
 
-def _codes(value: Any, where: str) -> list[str]:
+def _codes(value: Any, where: str, known: Collection[str]) -> list[str]:
     codes = [code.upper() for code in _strings(value, where)]
-    check_codes(codes, where)
+    check_codes(codes, where, known)
     return codes
 
 
-def check_codes(codes: list[str], where: str) -> None:
-    known = [rule.code for rule in all_rules()]
+def check_codes(codes: list[str], where: str, known: Collection[str]) -> None:
     for code in codes:
         if code != "ALL" and not any(matches(rule_code, [code]) for rule_code in known):
             raise ConfigError(f"{where}: unknown rule code or prefix {code!r}")
 
 
-def _severities(value: Any, where: str) -> dict[str, Severity]:
+def _severities(value: Any, where: str, known: Collection[str]) -> dict[str, Severity]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: expected a mapping of CODE: error|warning|info")
     result: dict[str, Severity] = {}
     for code, level in value.items():
         code_text = str(code).upper()
-        check_codes([code_text], where)
+        check_codes([code_text], where, known)
         try:
             result[code_text] = Severity.parse(str(level))
         except ValueError as err:
@@ -209,11 +211,11 @@ def _severities(value: Any, where: str) -> dict[str, Severity]:
     return result
 
 
-def check_target_version(value: str, where: str = "--target-version") -> str:
-    text = value.strip().removeprefix("v")
-    if text not in RELEASES:
-        raise ConfigError(f"{where}: {value!r} is not a supported release (use {', '.join(RELEASES)})")
-    return text
+def check_target_version(value: str, where: str = "--target-version") -> Release:
+    release = parse_release(value)
+    if release is None or not is_supported(release):
+        raise ConfigError(f"{where}: {value!r} is not a supported release (use {supported_text()})")
+    return release
 
 
 def check_fail_on(value: str, where: str = "--fail-on") -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from waslint.knowledge.lifecycle import load_table
+from waslint.knowledge.releases import Release, parse_release
+from waslint.knowledge.tables import load_table
 
 APISERVER = "kube-apiserver"
 SCHEDULER = "kube-scheduler"
@@ -37,7 +38,7 @@ PATCHED = "patched"  # Where.section of a kind Cluster whose kubeadmConfigPatche
 
 @dataclass(frozen=True)
 class GateRelease:
-    release: str
+    release: Release
     stage: str | None
     default: bool | None
     depends_on: tuple[str, ...]
@@ -55,16 +56,15 @@ class GateInfo:
     components: tuple[str, ...]
     components_confirmed: bool
     components_note: str | None
-    releases: dict[str, GateRelease]
+    releases: dict[Release, GateRelease]
 
-    def at(self, release: str) -> GateRelease | None:
-        return self.releases.get(release)
+    def at(self, release: Release | str) -> GateRelease | None:
+        parsed = parse_release(release)
+        return self.releases.get(parsed) if parsed is not None else None
 
     @property
-    def first_release(self) -> str:
-        from waslint.lint.context import release_key
-
-        return min(self.releases, key=release_key)
+    def first_release(self) -> Release:
+        return min(self.releases)
 
 
 @functools.cache
@@ -72,10 +72,13 @@ def gate_table() -> dict[str, GateInfo]:
     raw = load_table("feature-gates.yaml")
     table: dict[str, GateInfo] = {}
     for name, entry in raw["gates"].items():
-        releases: dict[str, GateRelease] = {}
-        for release, row in entry["releases"].items():
-            releases[str(release)] = GateRelease(
-                release=str(release),
+        releases: dict[Release, GateRelease] = {}
+        for text, row in entry["releases"].items():
+            release = parse_release(str(text))
+            if release is None:
+                raise ValueError(f"feature-gates.yaml: {name}: {text!r} is not a release")
+            releases[release] = GateRelease(
+                release=release,
                 stage=row.get("stage"),
                 default=row.get("default"),
                 depends_on=tuple(row.get("depends_on") or ()),

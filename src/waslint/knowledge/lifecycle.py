@@ -1,21 +1,13 @@
-"""Kubernetes knowledge kept as data: the tables in `waslint/rules/*.yaml`, loaded once."""
+"""The API lifecycle table (`api-lifecycle.yaml`, pluto's model): which apiVersion of each kind a
+release serves, at which stage, and what replaces it."""
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import resources
-from typing import Any
 
-import yaml
-
-from waslint.lint.context import release_key
-
-
-@functools.cache
-def load_table(name: str) -> Any:
-    text = resources.files("waslint.knowledge").joinpath(name).read_text(encoding="utf-8")
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+from waslint.knowledge.releases import Release, parse_release
+from waslint.knowledge.tables import load_table
 
 
 @dataclass(frozen=True)
@@ -24,19 +16,18 @@ class ApiVersionEntry:
     version: str
     kind: str
     stage: str
-    introduced: str
-    removed: str | None
+    introduced: Release
+    removed: Release | None
     notice: str | None
 
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}"
 
-    def served_in(self, release: str) -> bool:
-        key = release_key(release)
-        if key < release_key(self.introduced):
+    def served_in(self, release: Release) -> bool:
+        if release < self.introduced:
             return False
-        return self.removed is None or key < release_key(self.removed)
+        return self.removed is None or release < self.removed
 
 
 @functools.cache
@@ -48,12 +39,19 @@ def api_lifecycle() -> tuple[ApiVersionEntry, ...]:
             version=row["version"],
             kind=row["kind"],
             stage=row["stage"],
-            introduced=str(row["introduced"]),
-            removed=str(row["removed"]) if row.get("removed") is not None else None,
+            introduced=_release(row["introduced"]),
+            removed=_release(row["removed"]) if row.get("removed") is not None else None,
             notice=row.get("notice"),
         )
         for row in rows
     )
+
+
+def _release(value: object) -> Release:
+    release = parse_release(str(value))
+    if release is None:
+        raise ValueError(f"api-lifecycle.yaml: {value!r} is not a release")
+    return release
 
 
 def lifecycle_entry(group: str, version: str, kind: str) -> ApiVersionEntry | None:
@@ -66,7 +64,7 @@ def lifecycle_entry(group: str, version: str, kind: str) -> ApiVersionEntry | No
 _STAGE_RANK = {"alpha": 0, "beta": 1, "ga": 2}
 
 
-def preferred_entry(group: str, kind: str, release: str) -> ApiVersionEntry | None:
+def preferred_entry(group: str, kind: str, release: Release) -> ApiVersionEntry | None:
     """The most mature version of a kind that a release serves."""
     served = [e for e in api_lifecycle() if (e.group, e.kind) == (group, kind) and e.served_in(release)]
     if not served:

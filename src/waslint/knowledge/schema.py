@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from waslint.knowledge.releases import Release, parse_release
+
 __all__ = [
     "SchemaIssue",
     "has_fragment",
@@ -44,7 +46,6 @@ __all__ = [
 
 JsonPath = tuple[str | int, ...]
 
-_RELEASE_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
 _SIMPLE_KEY_RE = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
 _MAX_SHOWN = 60
 
@@ -67,17 +68,10 @@ class SchemaIssue:
 # --------------------------------------------------------------------------- index
 
 
-def _release_dir(release: str) -> str | None:
-    """``"1.37"``, ``"v1.37"``, ``"1.37.2"`` -> ``"1.37"``; None for anything else."""
-    if not isinstance(release, str):
-        return None
-    return _parse_release(release)
-
-
-@functools.lru_cache(maxsize=64)
-def _parse_release(release: str) -> str | None:
-    match = _RELEASE_RE.match(release.strip())
-    return f"{match.group(1)}.{match.group(2)}" if match else None
+def _release_dir(release: Release | str) -> str | None:
+    """The schema folder of a release (`1.37`, `v1.37`, `1.37.2` -> `1.37`); None for anything else."""
+    parsed = parse_release(release)
+    return str(parsed) if parsed is not None else None
 
 
 def _read_json(release_dir: str, filename: str) -> Any:
@@ -95,7 +89,7 @@ def _index(release_dir: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {"kinds": {}, "fragments": {}}
 
 
-def _kind_file(release: str, api_version: str, kind: str) -> tuple[str, str] | None:
+def _kind_file(release: Release | str, api_version: str, kind: str) -> tuple[str, str] | None:
     release_dir = _release_dir(release)
     if release_dir is None or not isinstance(api_version, str) or not isinstance(kind, str):
         return None
@@ -103,7 +97,7 @@ def _kind_file(release: str, api_version: str, kind: str) -> tuple[str, str] | N
     return (release_dir, filename) if isinstance(filename, str) else None
 
 
-def _fragment_file(release: str, fragment: str) -> tuple[str, str] | None:
+def _fragment_file(release: Release | str, fragment: str) -> tuple[str, str] | None:
     release_dir = _release_dir(release)
     if release_dir is None or not isinstance(fragment, str):
         return None
@@ -111,7 +105,7 @@ def _fragment_file(release: str, fragment: str) -> tuple[str, str] | None:
     return (release_dir, filename) if isinstance(filename, str) else None
 
 
-def has_schema(release: str, api_version: str, kind: str) -> bool:
+def has_schema(release: Release | str, api_version: str, kind: str) -> bool:
     """Whether a schema exists for ``api_version``/``kind`` in ``release`` (e.g. ``"1.37"``).
 
     True exactly for the WAS kinds the release serves, e.g. ``("1.37",
@@ -121,13 +115,13 @@ def has_schema(release: str, api_version: str, kind: str) -> bool:
     return _kind_file(release, api_version, kind) is not None
 
 
-def has_fragment(release: str, fragment: str) -> bool:
+def has_fragment(release: Release | str, fragment: str) -> bool:
     """Whether ``fragment`` (``JobSchedulingConfiguration``, ``PodSchedulingGroup``,
     ``WorkloadReference``) has a schema in ``release``."""
     return _fragment_file(release, fragment) is not None
 
 
-def schema_kinds(release: str) -> list[tuple[str, str]]:
+def schema_kinds(release: Release | str) -> list[tuple[str, str]]:
     """Sorted ``(apiVersion, kind)`` pairs that have a schema in ``release``."""
     release_dir = _release_dir(release)
     if release_dir is None:
@@ -215,7 +209,7 @@ def _compiled(release_dir: str, filename: str) -> _Check:
     return _Compiler(_schema(*located), _title(located)).compile_root()
 
 
-def validate_object(release: str, api_version: str, kind: str, obj: object) -> list[SchemaIssue]:
+def validate_object(release: Release | str, api_version: str, kind: str, obj: object) -> list[SchemaIssue]:
     """Validate a whole WAS object (a parsed manifest document) against its schema.
 
     Returns issues sorted by path and deduplicated; an empty list means the
@@ -229,7 +223,9 @@ def validate_object(release: str, api_version: str, kind: str, obj: object) -> l
     return _run(lambda: _compiled(*located), obj, ())
 
 
-def validate_fragment(release: str, fragment: str, value: object, base_path: JsonPath = ()) -> list[SchemaIssue]:
+def validate_fragment(
+    release: Release | str, fragment: str, value: object, base_path: JsonPath = ()
+) -> list[SchemaIssue]:
     """Validate an embedded value, e.g. a Job's ``spec.scheduling``
     (``JobSchedulingConfiguration``) or a pod template's ``spec.schedulingGroup``
     (``PodSchedulingGroup``).

@@ -1,4 +1,5 @@
-"""What every rule can see during one run: the set index, the target release, run options."""
+"""What every rule can see during one run: the set index, the target release, and the typed inputs
+a run reads beside manifests (a cluster snapshot, a --gates file, a --base revision)."""
 
 from __future__ import annotations
 
@@ -7,29 +8,24 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from waslint.io.loader import SourceFile
+from waslint.knowledge.releases import Release, default_target, milestone
 from waslint.objects.index import ObjectIndex
-
-RELEASES = ("1.35", "1.36", "1.37")
-DEFAULT_TARGET = "1.37"
+from waslint.sources.gates import GatesFile
+from waslint.sources.gitbase import BaseSet
+from waslint.sources.snapshot import Snapshot
 
 T = TypeVar("T")
-
-
-def release_key(release: str) -> tuple[int, int]:
-    major, minor = release.split(".")
-    return int(major), int(minor)
 
 
 @dataclass
 class Context:
     index: ObjectIndex
     files: list[SourceFile]
-    target: str = DEFAULT_TARGET
+    target: Release = field(default_factory=default_target)
     namespace: str = "default"
-    snapshot: Any = None
-    base_ref: str | None = None
-    gates: dict[str, dict[str, bool]] | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    snapshot: Snapshot | None = None
+    gates: GatesFile | None = None
+    base: BaseSet | None = None
     _derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def derive(self, key: str, build: Callable[[Context], T]) -> T:
@@ -40,5 +36,6 @@ class Context:
         value: T = self._derived[key]
         return value
 
-    def target_at_least(self, release: str) -> bool:
-        return release_key(self.target) >= release_key(release)
+    def target_at_least(self, milestone_name: str) -> bool:
+        """Whether the target release has the change named in releases.yaml's milestones."""
+        return self.target >= milestone(milestone_name)

@@ -16,7 +16,8 @@ from waslint.findings import Finding
 from waslint.io.config import Config
 from waslint.io.discover import discover
 from waslint.io.loader import SourceFile, load_all
-from waslint.lint.context import DEFAULT_TARGET, Context
+from waslint.knowledge.releases import Release, default_target
+from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, get_rule, select_rules
 from waslint.lint.suppress import SuppressionSet
 from waslint.objects.index import ObjectIndex
@@ -31,10 +32,13 @@ class LintOptions:
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, Severity] = field(default_factory=dict)
-    target: str = DEFAULT_TARGET
+    target: Release = field(default_factory=default_target)
     namespace: str = "default"
     inline_ignores: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)  # snapshot, base ref, gates...
+    # What the run reads beside manifests (--snapshot, --gates, --base), loaded by prepare_context.
+    snapshot_path: str | None = None
+    gates_path: str | None = None
+    base_ref: str | None = None
 
     @classmethod
     def from_config(cls, config: Config) -> LintOptions:
@@ -42,7 +46,7 @@ class LintOptions:
             select=config.select,
             ignore=list(config.ignore),
             severity=dict(config.severity),
-            target=config.target_version or DEFAULT_TARGET,
+            target=config.target_version or default_target(),
             namespace=config.namespace or "default",
             inline_ignores=config.inline_ignores,
         )
@@ -76,8 +80,8 @@ def lint_sources(sources: list[SourceFile], options: LintOptions, config: Config
     config = config or Config()
     rules = list(select_rules(options.select, options.ignore))
     index = ObjectIndex.build(sources, options.namespace)
-    ctx = Context(index, sources, options.target, options.namespace, options=dict(options.extra))
-    prepare_context(ctx)
+    ctx = Context(index, sources, options.target, options.namespace)
+    prepare_context(ctx, options)
     internal: list[str] = []
     hits = run_rules(rules, ctx, internal)
     findings = [to_finding(hit, options) for hit in hits]
@@ -94,31 +98,27 @@ class RunError(Exception):
     """The run cannot go on (an unusable --snapshot, --gates or --base): exit status 2."""
 
 
-def prepare_context(ctx: Context) -> None:
-    """Load the optional cluster inputs named by the command line into the context."""
-    snapshot_path = ctx.options.get("snapshot_path")
-    if snapshot_path:
+def prepare_context(ctx: Context, options: LintOptions) -> None:
+    """Load the inputs named by the command line (--snapshot, --gates, --base) into the context."""
+    if options.snapshot_path:
         from waslint.sources.snapshot import SnapshotError, load_snapshot
 
         try:
-            ctx.snapshot = load_snapshot(snapshot_path)
+            ctx.snapshot = load_snapshot(options.snapshot_path)
         except SnapshotError as err:
             raise RunError(str(err)) from None
-    gates_path = ctx.options.get("gates_path")
-    if gates_path:
+    if options.gates_path:
         from waslint.sources.gates import GatesFileError, load_gates_file
 
         try:
-            ctx.gates, ctx.options["gates_document"] = load_gates_file(gates_path)
+            ctx.gates = load_gates_file(options.gates_path)
         except GatesFileError as err:
             raise RunError(str(err)) from None
-    base_ref = ctx.options.get("base_ref")
-    if base_ref:
+    if options.base_ref:
         from waslint.sources.gitbase import GitBaseError, load_base
 
-        ctx.base_ref = base_ref
         try:
-            ctx.options["base"] = load_base(base_ref, ctx.files, ctx.namespace)
+            ctx.base = load_base(options.base_ref, ctx.files, ctx.namespace)
         except GitBaseError as err:
             raise RunError(str(err)) from None
 
@@ -168,7 +168,8 @@ def to_finding(hit: Hit, options: LintOptions) -> Finding:
     rule = hit.rule
     severity = options.severity.get(rule.code) or hit.severity or rule.severity
     obj = hit.obj
-    fixable = rule.fixable if hit.fixable is None else hit.fixable
+    # A hit may decline the rule's fix for itself, never claim one the rule does not have.
+    fixable = rule.fixable and hit.fixable is not False
     if obj is None:
         span = hit.extra.get("span", Span(1, 1, 1, 1))
         return Finding(
@@ -307,7 +308,7 @@ def _unused(suppressions: SuppressionSet, rules: list[Rule], options: LintOption
                 item.document,
                 item.span,
                 object_id,
-                True,
+                rule.fixable,
                 item.field_path,
                 doc,
             )

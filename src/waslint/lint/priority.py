@@ -58,7 +58,7 @@ def priority_classes(ctx: Context) -> PriorityClasses:
 
 def _collect_priority_classes(ctx: Context) -> PriorityClasses:
     values: dict[str, int | None] = {}
-    snapshot_classes = list(getattr(ctx.snapshot, "priority_classes", None) or [])
+    snapshot_classes = ctx.snapshot.priority_classes if ctx.snapshot is not None else []
     set_classes = ctx.index.of_kind(*PRIORITY_CLASS)
     for obj in [*snapshot_classes, *set_classes]:  # the set wins over the snapshot
         name = as_str(obj.metadata.get("name"))

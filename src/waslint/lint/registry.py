@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from waslint.core.codes import matches
-from waslint.core.model import FixKind, Path, Severity
+from waslint.core.model import FixKind, Path, RuleInfo, Severity
+from waslint.lint.fixers.registry import fixer_for
 
 if TYPE_CHECKING:
     from waslint.lint.context import Context
@@ -57,7 +58,6 @@ class Rule:
     why: ClassVar[str]
     example: ClassVar[str] = ""
     use_instead: ClassVar[str] = ""
-    fix: ClassVar[FixKind] = FixKind.NONE
     # (group, kind) pairs this rule inspects per object; None = every object; empty = none.
     kinds: ClassVar[frozenset[tuple[str, str]] | None] = frozenset()
     # Only objects whose file text contains this string are inspected (a cheap prefilter).
@@ -86,8 +86,20 @@ class Rule:
         return Hit(self, obj, path, message, severity, fixable, point_at_key)
 
     @property
+    def fix(self) -> FixKind:
+        """Derived from the one registration of fixes (`lint/fixers/registry.py`): a rule is fixable
+        exactly when a planner is registered for its code."""
+        fixer = fixer_for(self.code)
+        return fixer.kind if fixer is not None else FixKind.NONE
+
+    @property
     def fixable(self) -> bool:
         return self.fix is not FixKind.NONE
+
+    @property
+    def info(self) -> RuleInfo:
+        """What reporters need to know of a rule (SARIF rule descriptors)."""
+        return RuleInfo(self.code, self.name, self.severity, self.summary, self.what, self.why, self.fix)
 
 
 _REGISTRY: dict[str, Rule] = {}

@@ -53,6 +53,7 @@ from waslint.knowledge.gates import (
     STATIC_POD,
     gate_info,
 )
+from waslint.knowledge.releases import Release
 from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
 from waslint.objects.walks import containers
 
@@ -111,7 +112,7 @@ class Inventory:
     def explicit(self, component: str, gate: str) -> list[Setting]:
         return [s for s in self.settings if s.component == component and s.gate == gate]
 
-    def states(self, component: str, gate: str, release: str) -> list[GateState]:
+    def states(self, component: str, gate: str, release: Release) -> list[GateState]:
         """One state per instance of the component (each static Pod, kubeadm or kind cluster,
         KubeletConfiguration, --gates entry), plus explicit settings that belong to no instance.
         kubeadm kubeletExtraArgs override every KubeletConfiguration (flags win over the file)."""
@@ -130,7 +131,7 @@ class Inventory:
             found.append(self._default_state(component, gate, release, instance))
         return found
 
-    def _default_state(self, component: str, gate: str, release: str, instance: Where) -> GateState:
+    def _default_state(self, component: str, gate: str, release: Release, instance: Where) -> GateState:
         info = gate_info(gate)
         entry = info.at(release) if info is not None else None
         if entry is None or entry.removed or entry.stage is None:
@@ -158,7 +159,9 @@ class Inventory:
             instance,
         )
 
-    def known_value(self, gate: str, components: tuple[str, ...], release: str) -> tuple[bool | None, list[GateState]]:
+    def known_value(
+        self, gate: str, components: tuple[str, ...], release: Release
+    ) -> tuple[bool | None, list[GateState]]:
         """(True/False when every known instance of those components agrees, else None;
         and the states)."""
         states = [state for component in components for state in self.states(component, gate, release)]

@@ -1,33 +1,16 @@
-"""Reports: findings -> text, json, sarif, junit or github annotations."""
+"""Reports: findings -> text, json, sarif, junit or github annotations.
+
+Reporters know only the core types and findings (`report/base.py`); every pipeline hands them a
+`ReportInput`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from waslint.core.model import Severity
-from waslint.findings import Finding
+from waslint.report.base import FORMATS, ReportInput, counts
 
-FORMATS = ("text", "json", "sarif", "junit", "github")
-
-
-@dataclass
-class ReportInput:
-    findings: list[Finding]
-    files: int
-    documents: int
-    target_version: str
-    # path -> source text, for the text report's source lines
-    sources: dict[str, str] = field(default_factory=dict)
-    color: bool = False
-    tool_name: str = "waslint"
-
-
-def counts(findings: list[Finding]) -> dict[str, int]:
-    by = {severity.label: 0 for severity in sorted(Severity, reverse=True)}
-    for finding in findings:
-        by[finding.severity.label] += 1
-    return by
+__all__ = ["FORMATS", "ReportInput", "counts", "render"]
 
 
 def render(fmt: str, report: ReportInput) -> str:

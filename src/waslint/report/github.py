@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from waslint.core.model import Severity
-from waslint.report import ReportInput
+from waslint.report.base import ReportInput
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

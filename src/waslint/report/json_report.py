@@ -7,7 +7,7 @@ from typing import Any
 
 from waslint import __version__
 from waslint.findings import Finding
-from waslint.report import ReportInput, counts
+from waslint.report.base import ReportInput, counts
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:

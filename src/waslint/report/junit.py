@@ -6,7 +6,7 @@ from collections import defaultdict
 from xml.etree import ElementTree
 
 from waslint.findings import Finding
-from waslint.report import ReportInput
+from waslint.report.base import ReportInput
 
 
 def render(report: ReportInput) -> str:

@@ -6,15 +6,14 @@ import json
 from typing import Any
 
 from waslint import __version__
-from waslint.core.model import Severity
-from waslint.lint.registry import Rule, all_rules
-from waslint.report import ReportInput
+from waslint.core.model import RuleInfo, Severity
+from waslint.report.base import ReportInput
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _rule_json(rule: Rule) -> dict[str, Any]:
+def _rule_json(rule: RuleInfo) -> dict[str, Any]:
     return {
         "id": rule.code,
         "name": rule.name,
@@ -31,7 +30,7 @@ def _uri(path: str) -> str:
 
 
 def render(report: ReportInput) -> str:
-    rules = all_rules()
+    rules = sorted(report.rules, key=lambda rule: rule.code)
     positions = {rule.code: position for position, rule in enumerate(rules)}
     results = []
     for finding in report.findings:
@@ -39,7 +38,7 @@ def render(report: ReportInput) -> str:
         results.append(
             {
                 "ruleId": finding.code,
-                "ruleIndex": positions[finding.code],
+                **({"ruleIndex": positions[finding.code]} if finding.code in positions else {}),
                 "level": _LEVEL[finding.severity],
                 "message": {"text": finding.message},
                 "locations": [

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from waslint.core.model import Severity
 from waslint.findings import Finding
-from waslint.report import ReportInput, counts
+from waslint.report.base import ReportInput, counts
 
 _COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 

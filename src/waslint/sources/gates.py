@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from waslint.io.loader import Document, parse_bytes
 from waslint.knowledge.gates import COMPONENTS
-
-# --------------------------------------------------------------------------- building it
 
 
 class GatesFileError(Exception):
     """--gates FILE cannot be used: exit status 2."""
 
 
-def load_gates_file(path: str) -> tuple[dict[str, dict[str, bool]], Document]:
+@dataclass(frozen=True)
+class GatesFile:
+    """The gate settings of a --gates file: `gates[component][gate]`, and the document they sit in
+    (for positions of findings that point into the file)."""
+
+    path: str
+    gates: dict[str, dict[str, bool]]
+    document: Document
+
+
+def load_gates_file(path: str) -> GatesFile:
     """Read `{component: {Gate: bool}}`; raise GatesFileError with the reason otherwise."""
     try:
         with open(path, "rb") as handle:
@@ -43,4 +53,4 @@ def load_gates_file(path: str) -> tuple[dict[str, dict[str, bool]], Document]:
                 raise GatesFileError(f"--gates {path}: {component}.{gate}: expected true or false, got {value!r}")
             parsed[gate] = value
         gates[component] = parsed
-    return gates, doc
+    return GatesFile(path, gates, doc)

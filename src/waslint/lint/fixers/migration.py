@@ -15,31 +15,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from waslint.core.model import Path
+from waslint.core.model import FixKind, Path
 from waslint.findings import Finding
 from waslint.knowledge.lifecycle import preferred_entry
+from waslint.knowledge.releases import Release, fix_target, supported
 from waslint.knowledge.schema import has_schema
-from waslint.lint.context import RELEASES
 from waslint.lint.fixers.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar
 from waslint.lint.fixers.plan import Check, Plan, Unit
-from waslint.lint.rules.migration import FIX_TARGET
+from waslint.lint.fixers.registry import FixEnv, FixTarget, fixes
 from waslint.objects.kobject import SCHEDULING, WAS_KINDS, KObject, as_list, dig
 from waslint.objects.walks import LEGACY_DISRUPTION_MODES, group_policy_holders
 
-# The apiVersion each WAS kind is rewritten to: the most mature version 1.37 serves (the table).
+# The apiVersion each WAS kind is rewritten to: the most mature version the fix target serves.
 TARGET_VERSION = {
     kind: entry.api_version
     for kind in WAS_KINDS
-    if (entry := preferred_entry(SCHEDULING, kind, FIX_TARGET)) is not None
+    if (entry := preferred_entry(SCHEDULING, kind, fix_target())) is not None
 }
 DISRUPTION: dict[str, dict[str, Any]] = {legacy: {mode: {}} for legacy, mode in LEGACY_DISRUPTION_MODES.items()}
-SAFE_CODES = ("WAS101", "WAS102", "WAS103", "WAS104")
-UNSAFE_CODES = ("WAS105",)
 
 
-def schema_release(api_version: str, kind: str) -> str | None:
+def schema_release(api_version: str, kind: str) -> Release | None:
     """The release whose schema describes this apiVersion/kind (for the original's issues)."""
-    for release in RELEASES:
+    for release in supported():
         if has_schema(release, api_version, kind):
             return release
     return None
@@ -113,6 +111,16 @@ def _ref_problem(spec: dict[str, Any], ref: Any) -> str | None:
     return "podGroupTemplateRef has an unexpected shape"
 
 
+@fixes("WAS101", "WAS102", "WAS103", "WAS104", kind=FixKind.SAFE)
+def plan_migrations(targets: list[FixTarget], env: FixEnv, plan: Plan) -> None:
+    """The rewrites of WAS101-104, one unit per object (in the order of its first finding)."""
+    per_object: dict[int, tuple[KObject, int, list[Finding]]] = {}
+    for target in targets:
+        per_object.setdefault(id(target.obj), (target.obj, target.doc, []))[2].append(target.finding)
+    for obj, doc_position, findings in per_object.values():
+        plan_object(obj, doc_position, findings, plan)
+
+
 def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: Plan) -> None:
     """One unit for the safe WAS101-104 fixes of one object.
 
@@ -145,10 +153,10 @@ def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: 
             plan.skip(finding, f"no rewrite known for {obj.api_version} {obj.kind}")
 
     was_kind = obj.group == SCHEDULING
-    needs_rewrite = was_kind and not has_schema("1.37", obj.api_version, obj.kind)
+    needs_rewrite = was_kind and not has_schema(fix_target(), obj.api_version, obj.kind)
     if needs_rewrite and rewrite is None:
         reason = (
-            f"left as is: Kubernetes 1.37 does not serve {obj.api_version} {obj.kind}, and the"
+            f"left as is: Kubernetes {fix_target()} does not serve {obj.api_version} {obj.kind}, and the"
             " object is not rewritten to a version that does (see WAS101)"
         )
         for finding in by_code.get("WAS103", []) + by_code.get("WAS104", []):
@@ -225,7 +233,7 @@ def _job_checks(obj: KObject, allowed: list[Path]) -> list[Check]:
             obj.full_path(path),
             old_path=obj.full_path(path),
             fragment="JobSchedulingConfiguration",
-            old_release="1.37",
+            old_release=fix_target(),
             old_fragment="JobSchedulingConfiguration",
             allowed=tuple(allowed),
         )

@@ -7,6 +7,7 @@ from typing import Any
 
 from waslint.core.model import Path
 from waslint.findings import Finding
+from waslint.knowledge.releases import Release
 from waslint.lint.fixers.ops import Op
 
 
@@ -24,7 +25,7 @@ class Check:
     path: Path
     old_path: Path | None = None
     fragment: str | None = None
-    old_release: str | None = None
+    old_release: Release | None = None
     old_fragment: str | None = None
     allowed: tuple[Path, ...] = ()
 

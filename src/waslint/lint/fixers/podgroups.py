@@ -21,12 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from waslint.core.model import Path
+from waslint.core.model import FixKind, Path
 from waslint.findings import Finding
+from waslint.knowledge.releases import fix_target
 from waslint.knowledge.schema import validate_object
 from waslint.lint.fixers.migration import DISRUPTION, TARGET_VERSION
 from waslint.lint.fixers.ops import RenameKey, ReplaceValue
 from waslint.lint.fixers.plan import Check, NewDocument, Plan, Unit
+from waslint.lint.fixers.registry import FixEnv, FixTarget, fixes
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import SCHEDULING, KObject, as_map, as_str, dig
 from waslint.objects.walks import workload_templates
@@ -67,16 +69,12 @@ class _Group:
     members: list[_Member] = field(default_factory=list)
 
 
-def plan_pod_groups(
-    found: list[tuple[Finding, KObject, int]],
-    index: ObjectIndex,
-    plan: Plan,
-    writable: Callable[[KObject], bool],
-    position: Callable[[KObject], int],
-) -> None:
-    """Units and new PodGroup documents for WAS105 findings: (finding, object, doc position)."""
+@fixes("WAS105", kind=FixKind.UNSAFE)
+def plan_pod_groups(targets: list[FixTarget], env: FixEnv, plan: Plan) -> None:
+    """Units and new PodGroup documents for WAS105 findings."""
+    index, writable, position = env.index, env.writable, env.position
     groups: dict[tuple[str, str, str, str], _Group] = {}
-    for finding, obj, doc in found:
+    for finding, obj, doc in ((target.finding, target.obj, target.doc) for target in targets):
         group_key = _group_for(finding, obj, doc, index, plan, groups)
         if group_key is not None:
             groups[group_key].members.append(_Member(finding, obj, doc, finding.field_path[:-1]))
@@ -266,7 +264,7 @@ def _pod_group_data(group: _Group, name: str) -> tuple[dict[str, Any], str | Non
         "metadata": metadata,
         "spec": spec,
     }
-    issues = validate_object("1.37", data["apiVersion"], "PodGroup", data)
+    issues = validate_object(fix_target(), data["apiVersion"], "PodGroup", data)
     if issues:
         shown = "; ".join(issue.message for issue in issues[:3])
         return {}, f"a PodGroup built from template {group.template!r} would not be valid: {shown}"

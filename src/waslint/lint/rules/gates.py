@@ -24,7 +24,8 @@ from waslint.knowledge.gates import (
     gate_table,
 )
 from waslint.knowledge.lifecycle import lifecycle_entry
-from waslint.lint.context import Context, release_key
+from waslint.knowledge.releases import Release, milestone
+from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.gate_inventory import SOURCE_KINDS, GateState, Inventory, Setting, Where, build_inventory
 from waslint.objects.kobject import SCHEDULING, KObject, as_list, dig
@@ -40,7 +41,9 @@ def inventory_of(ctx: Context) -> Inventory:
 
 def _build_inventory(ctx: Context) -> Inventory:
     objects = [obj for obj in ctx.index.objects if (obj.group, obj.kind) in SOURCE_KINDS]
-    return build_inventory(objects, ctx.gates, ctx.options.get("gates_document"), ctx.options.get("gates_path"))
+    if ctx.gates is None:
+        return build_inventory(objects)
+    return build_inventory(objects, ctx.gates.gates, ctx.gates.document, ctx.gates.path)
 
 
 def hit_at(rule: Rule, where: Where, message: str, severity: Severity | None = None) -> Hit:
@@ -239,10 +242,11 @@ _WAS_OBJECTS = frozenset({(SCHEDULING, "Workload"), (SCHEDULING, "PodGroup"), (S
 _COMPOSITE_GATES = ("CompositePodGroup", "GenericWorkload", "TopologyAwareWorkloadScheduling")
 
 
-def object_needs(obj: KObject, target: str) -> list[Need]:
+def object_needs(obj: KObject, target: Release) -> list[Need]:
     """The gated API features an object uses, per target release (facts §1-§3, §6)."""
     needs: list[Need] = []
-    at_least = release_key(target)
+    beta_api = target >= milestone("beta-api")
+    group_constraints = target >= milestone("group-constraints")
     if (obj.group, obj.kind) in _WAS_OBJECTS:
         if obj.kind == "CompositePodGroup":
             needs.append(Need(("kind",), "a CompositePodGroup", _COMPOSITE_GATES))
@@ -253,10 +257,10 @@ def object_needs(obj: KObject, target: str) -> list[Need]:
         if obj.kind == "PodGroup" and obj.spec.get("parentCompositePodGroupName") is not None:
             needs.append(Need(("spec", "parentCompositePodGroupName"), "parentCompositePodGroupName", _COMPOSITE_GATES))
     scheduling = job_scheduling(obj)
-    if scheduling is not None and at_least >= (1, 37):
+    if scheduling is not None and beta_api:
         needs.append(Need(scheduling[0], "Job spec.scheduling", ("WorkloadWithJob",)))
     for path, holder in group_policy_holders(obj):
-        if at_least >= (1, 36) and as_list(dig(holder, "schedulingConstraints", "topology")):
+        if group_constraints and as_list(dig(holder, "schedulingConstraints", "topology")):
             needs.append(
                 Need(
                     (*path, "schedulingConstraints"),
@@ -264,16 +268,16 @@ def object_needs(obj: KObject, target: str) -> list[Need]:
                     ("TopologyAwareWorkloadScheduling",),
                 )
             )
-        if at_least >= (1, 36) and as_list(holder.get("resourceClaims")):
+        if group_constraints and as_list(holder.get("resourceClaims")):
             needs.append(Need((*path, "resourceClaims"), "group resourceClaims", ("DRAWorkloadResourceClaims",)))
-        if at_least >= (1, 37) and holder.get("preemptionPolicy") is not None:
+        if beta_api and holder.get("preemptionPolicy") is not None:
             needs.append(Need((*path, "preemptionPolicy"), "preemptionPolicy", ("PodGroupPreemptionPolicy",)))
-        if at_least == (1, 36):
+        if group_constraints and not beta_api:
             for field in ("disruptionMode", "priorityClassName", "priority"):
                 if holder.get(field) is not None:
                     needs.append(Need((*path, field), field, ("WorkloadAwarePreemption",)))
     if (obj.group, obj.kind) in POD_TEMPLATE_KINDS:
-        field = "schedulingGroup" if at_least >= (1, 36) else "workloadRef"
+        field = "schedulingGroup" if target >= milestone("scheduling-group") else "workloadRef"
         for template in pod_templates(obj):
             if isinstance(template.spec.get(field), dict):
                 needs.append(Need((*template.path, field), f"pod spec.{field}", ("GenericWorkload",)))
@@ -410,7 +414,7 @@ spec:
         if (obj.group, obj.kind) in _WAS_OBJECTS:
             wanted.append((("apiVersion",), obj.group, obj.version, f"{obj.api_version} {obj.kind}"))
         scheduling = job_scheduling(obj)
-        if scheduling is not None and release_key(ctx.target) >= (1, 37):
+        if scheduling is not None and ctx.target_at_least("beta-api"):
             wanted.append(
                 (
                     scheduling[0],

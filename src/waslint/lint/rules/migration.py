@@ -6,14 +6,14 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from waslint.core.model import FixKind, Path, Severity
+from waslint.core.model import Path, Severity
 from waslint.knowledge.lifecycle import lifecycle_entry, preferred_entry
-from waslint.lint.context import Context, release_key
+from waslint.knowledge.releases import Release, fix_target
+from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.kobject import SCHEDULING, WAS_KINDS, KObject, as_map, as_str
 from waslint.objects.walks import LEGACY_DISRUPTION_MODES, POD_TEMPLATE_KINDS, group_policy_holders, pod_templates
 
-FIX_TARGET = "1.37"  # the release `waslint fix` rewrites to
 WAS_OBJECT_KINDS = frozenset((SCHEDULING, kind) for kind in WAS_KINDS)
 LEGACY_DISRUPTION = {legacy: f"{{{mode}: {{}}}}" for legacy, mode in LEGACY_DISRUPTION_MODES.items()}
 
@@ -23,7 +23,6 @@ class ApiVersionNotServed(Rule):
     code = "WAS101"
     name = "api-version-not-served"
     severity = Severity.ERROR
-    fix = FixKind.SAFE
     summary = "The apiVersion/kind is not served by the target Kubernetes release."
     what = (
         "Flags scheduling.k8s.io Workload, PodGroup and CompositePodGroup objects whose apiVersion"
@@ -75,7 +74,7 @@ spec:
             return
         if entry is None:
             why = "no Kubernetes release serves this version"
-        elif entry.removed is not None and release_key(ctx.target) >= release_key(entry.removed):
+        elif entry.removed is not None and ctx.target >= entry.removed:
             why = f"removed in {entry.removed}; the API server neither serves nor converts it"
         else:
             why = f"new in {entry.introduced}"
@@ -83,7 +82,7 @@ spec:
         mapping = _mapping_note(obj)
         # `waslint fix` knows the mapping of every listed version, and that CompositePodGroup has
         # only one version (v1alpha3) to move to.
-        fixable = ctx.target == FIX_TARGET and (entry is not None or obj.kind == "CompositePodGroup")
+        fixable = ctx.target == fix_target() and (entry is not None or obj.kind == "CompositePodGroup")
         if fixable:
             advice += " (`waslint fix` does it)"
         yield self.hit(
@@ -94,10 +93,10 @@ spec:
         )
 
 
-def _first_release(kind: str) -> str:
+def _first_release(kind: str) -> Release | str:
     from waslint.knowledge.lifecycle import api_lifecycle
 
-    releases = sorted((e.introduced for e in api_lifecycle() if e.kind == kind), key=release_key)
+    releases = sorted(e.introduced for e in api_lifecycle() if e.kind == kind)
     return releases[0] if releases else "a later release"
 
 
@@ -112,7 +111,6 @@ class AlphaApiInUse(Rule):
     code = "WAS102"
     name = "alpha-api-in-use"
     severity = Severity.WARNING
-    fix = FixKind.SAFE
     summary = "An alpha WAS apiVersion is used where the target serves a beta one."
     what = (
         "Workload/PodGroup at `scheduling.k8s.io/v1alpha3` when the target serves `v1beta1`: the"
@@ -160,7 +158,7 @@ spec:
                 ("apiVersion",),
                 f"{obj.api_version} {obj.kind} is alpha; Kubernetes {ctx.target} serves"
                 f" {preferred.api_version} with the same schema: change the apiVersion (`waslint fix`)",
-                fixable=ctx.target == FIX_TARGET,
+                fixable=ctx.target == fix_target(),
             )
         elif entry.notice:
             yield self.hit(obj, ("apiVersion",), entry.notice, severity=Severity.INFO, fixable=False)
@@ -171,7 +169,6 @@ class LegacyDisruptionMode(Rule):
     code = "WAS103"
     name = "legacy-disruption-mode"
     severity = Severity.ERROR
-    fix = FixKind.SAFE
     summary = "`disruptionMode` is written as a 1.36 string; 1.37 takes `{single: {}}` or `{all: {}}`."
     what = (
         "Flags `disruptionMode: Pod` / `disruptionMode: PodGroup` (the 1.36 string form) in a"
@@ -217,7 +214,7 @@ spec:
     )
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        object_form = ctx.target_at_least("1.37")
+        object_form = ctx.target_at_least("beta-api")
         for path, holder in group_policy_holders(obj):
             value = holder.get("disruptionMode")
             if not isinstance(value, str):
@@ -247,7 +244,6 @@ class LegacyTemplateRef(Rule):
     code = "WAS104"
     name = "legacy-template-ref"
     severity = Severity.ERROR
-    fix = FixKind.SAFE
     summary = "PodGroup `spec.podGroupTemplateRef.workload` (1.36) is `spec.workloadRef` in 1.37."
     what = (
         "Flags `spec.podGroupTemplateRef.workload.{workloadName,podGroupTemplateName}` on a"
@@ -287,7 +283,7 @@ spec:
     kinds = frozenset({(SCHEDULING, "PodGroup"), (SCHEDULING, "CompositePodGroup")})
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        if not ctx.target_at_least("1.37") or "podGroupTemplateRef" not in obj.spec:
+        if not ctx.target_at_least("beta-api") or "podGroupTemplateRef" not in obj.spec:
             return
         workload = as_map(as_map(obj.spec["podGroupTemplateRef"]).get("workload"))
         name = as_str(workload.get("workloadName")) or "<workload>"
@@ -305,7 +301,6 @@ class LegacyPodWorkloadRef(Rule):
     code = "WAS105"
     name = "legacy-pod-workload-ref"
     severity = Severity.ERROR
-    fix = FixKind.UNSAFE
     summary = "A Pod or pod template uses `spec.workloadRef` (1.35), removed in 1.36."
     what = (
         "Flags `spec.workloadRef` in a Pod or in the pod template of any workload kind when the"
@@ -347,7 +342,7 @@ spec:
     text_trigger = "workloadRef"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        if not ctx.target_at_least("1.36"):
+        if not ctx.target_at_least("scheduling-group"):
             return
         for template in pod_templates(obj):
             reference = template.spec.get("workloadRef")
@@ -404,7 +399,7 @@ command: ["kubectl", "wait", "--for=condition=PodGroupInitiallyScheduled", "podg
     text_trigger = "PodGroupScheduled"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        if not ctx.target_at_least("1.37"):
+        if not ctx.target_at_least("beta-api"):
             return
         for path, text in _strings_in(obj.data, ()):
             if _CONDITION.search(text):

@@ -36,7 +36,7 @@ def find_queue(ctx: Context, name: str) -> KObject | None:
     for obj in ctx.index.of_kind(*KAI_QUEUE):
         if as_str(obj.metadata.get("name")) == name:
             return obj
-    for obj in getattr(ctx.snapshot, "queues", None) or []:
+    for obj in ctx.snapshot.queues if ctx.snapshot is not None else []:
         if isinstance(obj, KObject) and as_str(obj.metadata.get("name")) == name:
             return obj
     return None

@@ -707,7 +707,7 @@ spec:
         templates = workload_templates(obj)
         for template in templates:
             yield from self._reference(obj, template.path, template.data, classes, False)
-        if len(templates) < 2 or not ctx.target_at_least("1.37"):
+        if len(templates) < 2 or not ctx.target_at_least("beta-api"):
             return
         for field in ("priorityClassName", "priority"):
             values = [template.data.get(field) for template in templates]

@@ -203,7 +203,7 @@ spec:
     text_trigger = "minCount"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        if not ctx.target_at_least("1.37"):
+        if not ctx.target_at_least("beta-api"):
             return
         gang = job_gang(obj)
         if gang is None:
@@ -274,7 +274,7 @@ spec:
     text_trigger = "minCount"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        if not ctx.target_at_least("1.37"):
+        if not ctx.target_at_least("beta-api"):
             return
         gang = job_gang(obj)
         if gang is None:

@@ -28,6 +28,7 @@ from waslint.objects.walks import (
     policy_variant,
     workload_templates,
 )
+from waslint.sources.snapshot import Snapshot
 
 MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates, per list
 MAX_TREE_DEPTH = 4  # WorkloadMaxTreeDepth: the top-level templates are level 1
@@ -396,9 +397,9 @@ spec:
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         snapshot = ctx.snapshot
-        nodes: list[KObject] = list(getattr(snapshot, "nodes", None) or [])
-        if not nodes:
+        if snapshot is None or not snapshot.nodes:
             return
+        nodes = snapshot.nodes
         for path, holder in group_policy_holders(obj):
             for position, entry in enumerate(_topology(holder)):
                 key = as_map(entry).get("key")
@@ -417,9 +418,9 @@ spec:
         holder: dict[str, Any],
         key: str,
         nodes: list[KObject],
-        snapshot: Any,
+        snapshot: Snapshot,
     ) -> str | None:
-        where = f"the snapshot {getattr(snapshot, 'path', '')}".rstrip()
+        where = f"the snapshot {snapshot.path}".rstrip()
         carriers = [node for node in nodes if key in as_map(node.metadata.get("labels"))]
         if not carriers:
             known = sorted({k for node in nodes for k in as_map(node.metadata.get("labels"))})
@@ -614,7 +615,7 @@ spec:
     )
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        base = ctx.options.get("base")
+        base = ctx.base
         name = as_str(obj.metadata.get("name"))
         if base is None or name is None:
             return
