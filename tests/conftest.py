@@ -73,3 +73,11 @@ def run_cli(
 
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside the checkout")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-expected",
+        action="store_true",
+        help="rewrite fixtures/rules/<CODE>/expected.txt from today's findings instead of checking them",
+    )

@@ -7,8 +7,8 @@ import ast
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, lint_path
 
+from conftest import FIXTURES, lint_path
 from waslint.core.model import FixKind
 from waslint.knowledge.releases import (
     Release,

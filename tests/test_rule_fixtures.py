@@ -1,11 +1,20 @@
-"""Every rule's fixture pair: fixtures/rules/<CODE>/bad.yaml fires the rule, good.yaml does not.
+"""The one rule-fixture contract (ruff's snapshots, yamllint's `problem=(5, 3)`).
 
-An optional options.yaml beside them sets LintOptions (target, namespace) and the cluster inputs
-(snapshot, gates: file names in the same folder).
+Every rule has a folder `fixtures/rules/<CODE>/` with:
+- `bad.yaml`, whose exact findings (every rule on) are `expected.txt`, one `line:col CODE message` a
+  line; `pytest tests/test_rule_fixtures.py --update-expected` rewrites them after a reviewed change;
+- `good.yaml`, silent for that rule alone and when the folder `fixtures/rules` is linted as a whole;
+- optionally `options.yaml`: `target`, `namespace`, and the cluster inputs `snapshot`, `gates`
+  (file names in that folder) and `base` (a file holding what the linted file was at the git base
+  revision: the test commits it, then lints the fixture with `--base HEAD`).
+
+The rule's documented example must fire and its "use instead" stay silent, under the same options.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +22,17 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, lint_path
-from waslint.lint.registry import all_rules, get_rule
+from waslint.findings import Finding
+from waslint.lint.registry import Rule, all_rules, get_rule
 
-RULE_DIRS = sorted(p for p in (FIXTURES / "rules").iterdir() if p.is_dir())
-# Rules whose behaviour needs more than a file pair (a git history, a suppression) are tested elsewhere.
-WITHOUT_PAIR = {"WAS604"}
+RULES_DIR = FIXTURES / "rules"
+CODES = [rule.code for rule in all_rules()]
 
 
 def _options(folder: Path) -> dict[str, Any]:
+    """LintOptions of a fixture folder; file names stay relative (the tests run inside a copy)."""
     path = folder / "options.yaml"
-    if not path.exists():
-        return {}
-    raw = yaml.safe_load(path.read_text()) or {}
+    raw = (yaml.safe_load(path.read_text()) or {}) if path.exists() else {}
     options: dict[str, Any] = {"extra": {}}
     if "target" in raw:
         options["target"] = str(raw["target"])
@@ -32,29 +40,97 @@ def _options(folder: Path) -> dict[str, Any]:
         options["namespace"] = raw["namespace"]
     for key in ("snapshot", "gates"):
         if key in raw:
-            options["extra"][f"{key}_path"] = str(folder / raw[key])
+            options["extra"][f"{key}_path"] = str(raw[key])
     return options
 
 
-@pytest.mark.parametrize("folder", RULE_DIRS, ids=[p.name for p in RULE_DIRS])
-def test_bad_fixture_fires(folder: Path) -> None:
-    rule = get_rule(folder.name)
-    assert rule is not None, f"fixture folder for unknown rule {folder.name}"
-    findings = lint_path(folder / "bad.yaml", **_options(folder)).findings
-    mine = [f for f in findings if f.code == rule.code]
-    assert mine, f"{rule.code} did not fire on its bad fixture"
-    assert any(f.severity == rule.severity for f in mine), [f.severity for f in mine]
-    for finding in mine:
-        assert finding.span.line > 1 or finding.field_path == ("apiVersion",) or rule.code == "WAS001"
+def _base_text(folder: Path) -> str | None:
+    path = folder / "options.yaml"
+    raw = (yaml.safe_load(path.read_text()) or {}) if path.exists() else {}
+    return (folder / raw["base"]).read_text() if "base" in raw else None
 
 
-@pytest.mark.parametrize("folder", RULE_DIRS, ids=[p.name for p in RULE_DIRS])
-def test_good_fixture_is_silent(folder: Path) -> None:
-    findings = lint_path(folder / "good.yaml", **_options(folder)).findings
-    assert [f for f in findings if f.code == folder.name] == []
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True, capture_output=True
+    )
 
 
-def test_every_rule_has_a_fixture_pair() -> None:
-    have = {p.name for p in RULE_DIRS}
-    missing = [r.code for r in all_rules() if r.code not in have and r.code not in WITHOUT_PAIR]
-    assert missing == []
+def lint_fixture(
+    folder: Path, text: str, name: str, base: str | None, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[Finding]:
+    """Lint `text` as file `name` inside a copy of the fixture folder (paths in messages stay the
+    same wherever the checkout is); with a base, the copy is a git repository whose HEAD holds it."""
+    shutil.copytree(folder, work)
+    monkeypatch.chdir(work)
+    options = _options(folder)
+    if base is not None:
+        _git(work, "init", "-q")
+        (work / name).write_text(base)
+        _git(work, "add", name)
+        _git(work, "commit", "-qm", "base")
+        options["extra"]["base_ref"] = "HEAD"
+    (work / name).write_text(text)
+    return lint_path(name, **options).findings
+
+
+def _expected_lines(findings: list[Finding]) -> str:
+    return "".join(f"{f.span.line}:{f.span.column} {f.code} {f.message}\n" for f in findings)
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_bad_fixture_has_exactly_the_expected_findings(
+    code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    folder = RULES_DIR / code
+    assert (folder / "bad.yaml").is_file(), f"{code} has no fixtures/rules/{code}/bad.yaml"
+    bad = (folder / "bad.yaml").read_text()
+    findings = lint_fixture(folder, bad, "bad.yaml", _base_text(folder), tmp_path / code, monkeypatch)
+    assert any(finding.code == code for finding in findings), f"{code} does not fire on its bad.yaml"
+    expected = folder / "expected.txt"
+    if request.config.getoption("--update-expected"):
+        expected.write_text(_expected_lines(findings))
+    assert expected.is_file(), f"run `pytest {Path(__file__).name} --update-expected` to record {expected}"
+    assert _expected_lines(findings) == expected.read_text()
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_good_fixture_is_silent(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = RULES_DIR / code
+    good = (folder / "good.yaml").read_text()
+    findings = lint_fixture(folder, good, "good.yaml", _base_text(folder), tmp_path / code, monkeypatch)
+    assert [f for f in findings if f.code == code] == []
+
+
+def test_every_good_fixture_is_silent_when_all_fixtures_are_linted_together() -> None:
+    findings = lint_path(RULES_DIR).findings
+    loud = [
+        f"{f.path}:{f.span.line} {f.code}"
+        for f in findings
+        if Path(f.path).name == "good.yaml" and f.code == Path(f.path).parent.name
+    ]
+    assert loud == []
+
+
+def test_every_fixture_folder_names_a_rule() -> None:
+    assert sorted(p.name for p in RULES_DIR.iterdir() if p.is_dir()) == sorted(CODES)
+
+
+def _documented(rule: Rule, text: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> list[Finding]:
+    folder = RULES_DIR / rule.code
+    findings = lint_fixture(folder, text, "example.yaml", rule.example_base or None, work, monkeypatch)
+    return [f for f in findings if f.code == rule.code]
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_documented_example_fires_and_use_instead_is_silent(
+    code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rule = get_rule(code)
+    assert rule is not None
+    for part in (rule.summary, rule.what, rule.why, rule.example, rule.use_instead):
+        assert part.strip(), f"{code} lacks part of its documentation"
+    assert _documented(rule, rule.example, tmp_path / "example", monkeypatch), f"{code}: its example does not fire"
+    assert _documented(rule, rule.use_instead, tmp_path / "use-instead", monkeypatch) == [], (
+        f"{code}: 'use instead' fires"
+    )

@@ -11,7 +11,6 @@ import pytest
 from conftest import CORPUS, lint_text, lint_texts, needs_corpus, run_cli
 from waslint.core.model import Severity
 from waslint.findings import Finding
-from waslint.lint.registry import get_rule
 from waslint.lint.rules.quotas import is_extended_resource
 from waslint.objects.quantity import parse_quantity
 
@@ -483,20 +482,6 @@ spec:
 
 
 # --------------------------------------------------------------------------- docs and corpus
-
-
-@pytest.mark.parametrize("code", ["WAS501", "WAS502", "WAS503"])
-def test_documented_examples(code: str) -> None:
-    rule = get_rule(code)
-    assert rule is not None
-    for part in (rule.summary, rule.what, rule.why, rule.example, rule.use_instead):
-        assert part.strip()
-    assert only(code, lint_text(rule.example, select=[code]))
-    if code == "WAS503":  # the fix is the Job alone; the queue is in the example
-        queue_doc = rule.example.split("---\n")[0]
-        assert only(code, lint_text(queue_doc + "---\n" + rule.use_instead, select=[code])) == []
-    else:
-        assert only(code, lint_text(rule.use_instead, select=[code])) == []
 
 
 @needs_corpus

@@ -917,15 +917,3 @@ def test_306_wrong_types_are_left_to_was002() -> None:
 
 
 # --------------------------------------------------------------------------- documented examples
-
-
-@pytest.mark.parametrize("code", [*SIZING, "WAS201", "WAS202", "WAS203", "WAS204"])
-def test_documented_example_fires_and_use_instead_is_silent(code: str) -> None:
-    from waslint.lint.registry import get_rule
-
-    rule = get_rule(code)
-    assert rule is not None
-    fired = [f for f in lint_text(rule.example, select=[code]) if f.code == code]
-    assert fired, f"{code}: its documented example does not fire"
-    if rule.use_instead.startswith("apiVersion"):
-        assert [f for f in lint_text(rule.use_instead, select=[code]) if f.code == code] == []

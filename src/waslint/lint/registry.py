@@ -58,6 +58,8 @@ class Rule:
     why: ClassVar[str]
     example: ClassVar[str] = ""
     use_instead: ClassVar[str] = ""
+    # Rules that compare with a git revision (--base): what the example's file held there.
+    example_base: ClassVar[str] = ""
     # (group, kind) pairs this rule inspects per object; None = every object; empty = none.
     kinds: ClassVar[frozenset[tuple[str, str]] | None] = frozenset()
     # Only objects whose file text contains this string are inspected (a cheap prefilter).

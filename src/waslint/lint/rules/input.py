@@ -27,11 +27,20 @@ class UnusedSuppression(Rule):
         " that this run did not select is not reported (it may be used by another run)."
     )
     example = """\
+apiVersion: v1
+kind: ConfigMap
 metadata:
+  name: settings
   annotations:
     waslint.io/ignore: WAS302   # nothing here triggers WAS302
 """
-    use_instead = "Remove the annotation or comment."
+    use_instead = """\
+# remove the annotation (or the comment) that suppresses nothing
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+"""
 
 
 @register

@@ -389,11 +389,33 @@ class StatusConditionRenamed(Rule):
         " hang; dashboards reading it as health are wrong."
     )
     example = """\
-command: ["kubectl", "wait", "--for=condition=PodGroupScheduled", "podgroup/workers"]
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: wait-for-gang
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: wait
+        image: bitnami/kubectl:1.37
+        command: ["kubectl", "wait", "--for=condition=PodGroupScheduled", "podgroup/workers"]
 """
     use_instead = """\
-command: ["kubectl", "wait", "--for=condition=PodGroupInitiallyScheduled", "podgroup/workers"]
-# and check the member Pods for runtime health
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: wait-for-gang
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: wait
+        image: bitnami/kubectl:1.37
+        # and check the member Pods for runtime health
+        command: ["kubectl", "wait", "--for=condition=PodGroupInitiallyScheduled", "podgroup/workers"]
 """
     kinds = None
     text_trigger = "PodGroupScheduled"

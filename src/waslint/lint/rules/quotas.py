@@ -403,6 +403,14 @@ spec:
             nvidia.com/gpu: 1         # 4 pods x 1 GPU > quota 2
 """
     use_instead = """\
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata:
+  name: team-a
+spec:
+  resources:
+    gpu: {quota: 2, limit: -1}
+---
 apiVersion: batch/v1
 kind: Job
 metadata:

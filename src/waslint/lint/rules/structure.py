@@ -374,7 +374,7 @@ metadata:
 spec:
   schedulingPolicy:
     gang:
-      minCount: 4
+      minCount: 2
   schedulingConstraints:
     topology:
     - key: topology.kubernetes.io/zones
@@ -387,7 +387,7 @@ metadata:
 spec:
   schedulingPolicy:
     gang:
-      minCount: 4
+      minCount: 2
   schedulingConstraints:
     topology:
     - key: topology.kubernetes.io/zone
@@ -580,6 +580,21 @@ class ImmutableFieldChanged(Rule):
         " templates and group policies are fixed when the object is created: the change needs a"
         " new Workload revision (a new name) that new PodGroups and pods point to, not an edit."
     )
+    # The object as it was at the --base revision: documented examples are linted against it.
+    example_base = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata:
+  name: training
+spec:
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy:
+      gang:
+        minCount: 4
+    disruptionMode:
+      single: {}
+"""
     example = """\
 # waslint lint --base origin/main   (at origin/main the template had disruptionMode {single: {}})
 apiVersion: scheduling.k8s.io/v1beta1
