@@ -13,14 +13,6 @@ from waslint.io.discover import discover
 from waslint.io.loader import read_source
 from waslint.objects.kobject import KObject, objects_of
 
-USED_KINDS = {
-    ("", "Node"): "nodes",
-    ("", "Pod"): "pods",
-    ("scheduling.k8s.io", "PriorityClass"): "priority_classes",
-    ("scheduling.run.ai", "Queue"): "queues",
-    ("resource.k8s.io", "ResourceSlice"): "resource_slices",
-    ("kueue.x-k8s.io", "Topology"): "topologies",
-}
 
 
 class SnapshotError(Exception):
@@ -38,8 +30,26 @@ class Snapshot:
     topologies: list[KObject] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
+    def buckets(self) -> dict[tuple[str, str], list[KObject]]:
+        """The list that holds each kind of item the snapshot keeps, by (group, kind)."""
+        return {
+            ("", "Node"): self.nodes,
+            ("", "Pod"): self.pods,
+            ("scheduling.k8s.io", "PriorityClass"): self.priority_classes,
+            ("scheduling.run.ai", "Queue"): self.queues,
+            ("resource.k8s.io", "ResourceSlice"): self.resource_slices,
+            ("kueue.x-k8s.io", "Topology"): self.topologies,
+        }
+
     def summary(self) -> dict[str, int]:
-        return {attribute: len(getattr(self, attribute)) for attribute in USED_KINDS.values()}
+        return {
+            "nodes": len(self.nodes),
+            "pods": len(self.pods),
+            "priority_classes": len(self.priority_classes),
+            "queues": len(self.queues),
+            "resource_slices": len(self.resource_slices),
+            "topologies": len(self.topologies),
+        }
 
 
 def load_snapshot(path: str) -> Snapshot:
@@ -47,6 +57,7 @@ def load_snapshot(path: str) -> Snapshot:
         raise SnapshotError(f"snapshot {path}: no such file or directory")
     files, _ = discover([path])
     snapshot = Snapshot(path)
+    buckets = snapshot.buckets()
     readable = 0
     for file_path in files:
         source = read_source(file_path)
@@ -55,9 +66,9 @@ def load_snapshot(path: str) -> Snapshot:
         readable += len(source.documents)
         for doc in source.documents:
             for obj in objects_of(doc, "default"):
-                attribute = USED_KINDS.get((obj.group, obj.kind))
-                if attribute is not None:
-                    getattr(snapshot, attribute).append(obj)
+                bucket = buckets.get((obj.group, obj.kind))
+                if bucket is not None:
+                    bucket.append(obj)
     if readable == 0:
         detail = f": {snapshot.problems[0]}" if snapshot.problems else ""
         raise SnapshotError(f"snapshot {path}: no readable Kubernetes List in it{detail}")
