@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate upstream's declarative validation data shipped in ``src/waslint/knowledge/validation/``.
+"""Generate upstream's declarative validation data shipped in ``src/waslint/knowledge/validation-data/``.
 
 The data is *derived*, never hand-typed: this script reads the verbatim upstream Go API types
 (``../shared/upstream/kubernetes-api/<release>/<group>/<version>/types.go``, see PROVENANCE.tsv
@@ -39,7 +39,7 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = REPO_ROOT.parent / "shared" / "upstream" / "kubernetes-api"
-OUT_DIR = REPO_ROOT / "src" / "waslint" / "knowledge" / "validation"
+OUT_DIR = REPO_ROOT / "src" / "waslint" / "knowledge" / "validation-data"
 
 #: Object roots per API group: (group, Go package dir under <release>/, kind).
 ROOTS: tuple[tuple[str, str, str], ...] = (

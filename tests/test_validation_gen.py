@@ -12,7 +12,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 GEN = REPO / "scripts" / "gen_validation.py"
-DATA = REPO / "src" / "waslint" / "knowledge" / "validation"
+DATA = REPO / "src" / "waslint" / "knowledge" / "validation-data"
 UPSTREAM = REPO.parent / "shared" / "upstream" / "kubernetes-api"
 
 needs_upstream = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="../shared/upstream not present")
@@ -30,7 +30,7 @@ def test_committed_data_is_current() -> None:
 
 @needs_upstream
 def test_check_detects_drift_and_extra_files(tmp_path: Path) -> None:
-    out = tmp_path / "validation"
+    out = tmp_path / "validation-data"
     shutil.copytree(DATA, out)
     target = out / "1.37.json"
     target.write_text(target.read_text().replace('"value": 8', '"value": 9', 1))
