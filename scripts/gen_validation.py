@@ -76,6 +76,7 @@ class GoField:
     go_type: str
     markers: list[str]
     line: int
+    default: str | None = None  # the +default= marker (JSON), applied by the API server before validation
 
 
 @dataclass
@@ -192,7 +193,8 @@ def _parse_field(line: str, comments: list[str], owner: GoType, number: int) -> 
     json_name = tag.group(1).split(",")[0]
     if json_name == "-":
         return
-    owner.fields.append(GoField(json_name, go_type, _markers(comments), number))
+    default = next((c.split("=", 1)[1] for c in comments if c.startswith("// +default=")), None)
+    owner.fields.append(GoField(json_name, go_type, _markers(comments), number, default))
 
 
 # --------------------------------------------------------------------------- markers -> rules
@@ -358,6 +360,8 @@ class Generator:
                 shape = {"kind": "opaque", "pointer": shape["pointer"]}
                 rules = [r for r in rules if r["rule"] != "opaque"]
             entry["fields"][go_field.name] = {**shape, "rules": rules}
+            if go_field.default is not None:
+                entry["fields"][go_field.name]["default"] = json.loads(go_field.default)
         if members:
             entry["unions"].append({"members": members})
 

@@ -1,0 +1,202 @@
+"""Upstream's hand-written validation of the WAS kinds: the checks the ``+k8s:`` markers do not
+express (those are in :mod:`waslint.knowledge.validation`).
+
+Read from ``kubernetes/kubernetes`` (1.37 era):
+
+* ``pkg/apis/scheduling/validation/validation.go``: object names are DNS subdomains
+  (``ValidateObjectMeta`` with ``NameIsDNSSubdomain`` for Workload and CompositePodGroup,
+  ``ValidatePodGroupName`` for PodGroup); ``ValidateWorkloadSpec``: template names unique across
+  the whole template tree (``Duplicate`` at the later ``name``), a composite chain no deeper than
+  ``WorkloadMaxTreeDepth`` (``Invalid`` at the top-level composite template), every composite
+  template has a child, and all templates share one ``priorityClassName`` / ``priority``
+  (``Invalid`` at ``spec``);
+* Pod ``spec.schedulingGroup`` (``k8s.io/api/core/v1`` ``PodSchedulingGroup``, a union whose only
+  member ``podGroupName`` "must be a DNS subdomain");
+* Job ``spec.scheduling``: a basic policy (or none, which the controller reads as basic) with
+  ``disruptionMode: {all: {}}`` is rejected.
+
+The functions take plain data and return :class:`ValidationIssue` lists with upstream field paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from waslint.knowledge.validation import ValidationIssue, format_problem
+from waslint.model import Path
+
+__all__ = ["job_scheduling_issues", "object_issues", "pod_spec_issues"]
+
+WORKLOAD_MAX_TREE_DEPTH = 4  # scheduling.WorkloadMaxTemplateDepth / v1beta1.WorkloadMaxTreeDepth
+_TREE_VERSIONS = frozenset({"v1beta1", "v1alpha3"})
+_NAMED_KINDS = frozenset({"Workload", "PodGroup", "CompositePodGroup"})
+
+
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _items(value: Any) -> list[dict[str, Any]]:
+    return [item if isinstance(item, dict) else {} for item in value] if isinstance(value, list) else []
+
+
+def object_issues(api_version: str, kind: str, data: Mapping[str, Any]) -> list[ValidationIssue]:
+    """Name and Workload-tree checks of a scheduling.k8s.io object (whole-object plain data)."""
+    group, _, version = api_version.rpartition("/")
+    if group != "scheduling.k8s.io" or kind not in _NAMED_KINDS:
+        return []
+    issues = _name_issues(_map(data.get("metadata")))
+    spec = _map(data.get("spec"))
+    if kind == "Workload" and version in _TREE_VERSIONS:
+        issues.extend(_unique_names(spec))
+        issues.extend(_tree_depth(spec))
+        issues.extend(_childless(spec.get("compositePodGroupTemplates"), ("spec", "compositePodGroupTemplates")))
+        issues.extend(_shared_priority(spec))
+    return issues
+
+
+def _name_issues(metadata: dict[str, Any]) -> list[ValidationIssue]:
+    name = metadata.get("name")
+    if not isinstance(name, str) or not name:
+        # generateName objects (and templated manifests) get their name later; nothing to judge
+        return []
+    problem = format_problem("k8s-long-name", name)
+    if problem is None:
+        return []
+    return [ValidationIssue(("metadata", "name"), "Invalid", "objectName", problem, name)]
+
+
+def _unique_names(spec: dict[str, Any]) -> list[ValidationIssue]:
+    names = {t.get("name") for t in _items(spec.get("podGroupTemplates"))}
+    issues: list[ValidationIssue] = []
+    _composite_list(("spec",), _items(spec.get("compositePodGroupTemplates")), names, issues)
+    return issues
+
+
+def _composite_list(path: Path, templates: list[dict[str, Any]], names: set[Any], out: list[ValidationIssue]) -> None:
+    listed: set[Any] = set()
+    for index, template in enumerate(templates):
+        name = template.get("name")
+        if name in names:
+            out.append(
+                ValidationIssue(
+                    (*path, "compositePodGroupTemplates", index, "name"), "Duplicate", "uniqueTemplateNames", value=name
+                )
+            )
+        listed.add(name)
+    names |= listed
+    for index, template in enumerate(templates):
+        _composite_children(template, (*path, "compositePodGroupTemplates", index), names, out)
+
+
+def _composite_children(template: dict[str, Any], path: Path, names: set[Any], out: list[ValidationIssue]) -> None:
+    listed: set[Any] = set()
+    for index, child in enumerate(_items(template.get("podGroupTemplates"))):
+        name = child.get("name")
+        if name in names:
+            out.append(
+                ValidationIssue(
+                    (*path, "podGroupTemplates", index, "name"), "Duplicate", "uniqueTemplateNames", value=name
+                )
+            )
+        listed.add(name)
+    names |= listed
+    _composite_list(path, _items(template.get("compositePodGroupTemplates")), names, out)
+
+
+def _too_deep(template: dict[str, Any], depth: int) -> bool:
+    if depth == WORKLOAD_MAX_TREE_DEPTH:
+        return True
+    return any(_too_deep(child, depth + 1) for child in _items(template.get("compositePodGroupTemplates")))
+
+
+def _tree_depth(spec: dict[str, Any]) -> list[ValidationIssue]:
+    issues = []
+    for index, template in enumerate(_items(spec.get("compositePodGroupTemplates"))):
+        if _too_deep(template, 1):
+            issues.append(
+                ValidationIssue(
+                    ("spec", "compositePodGroupTemplates", index),
+                    "Invalid",
+                    "treeDepth",
+                    f"maximum template hierarchy depth is {WORKLOAD_MAX_TREE_DEPTH}",
+                    template.get("name"),
+                )
+            )
+    return issues
+
+
+def _childless(templates: Any, path: Path) -> list[ValidationIssue]:
+    issues = []
+    for index, template in enumerate(_items(templates)):
+        here = (*path, index)
+        if not _items(template.get("podGroupTemplates")) and not _items(template.get("compositePodGroupTemplates")):
+            issues.append(
+                ValidationIssue(
+                    here,
+                    "Invalid",
+                    "compositeHasChild",
+                    "must have at least one child PodGroupTemplate or CompositePodGroupTemplate",
+                    template.get("name"),
+                )
+            )
+        issues.extend(_childless(template.get("compositePodGroupTemplates"), (*here, "compositePodGroupTemplates")))
+    return issues
+
+
+def _priorities(templates: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+    found = []
+    for template in templates:
+        found.append((template.get("priorityClassName") or "", template.get("priority")))
+        found.extend(_priorities(_items(template.get("compositePodGroupTemplates"))))
+        found.extend(_priorities(_items(template.get("podGroupTemplates"))))
+    return found
+
+
+def _shared_priority(spec: dict[str, Any]) -> list[ValidationIssue]:
+    flat = [(t.get("priorityClassName") or "", t.get("priority")) for t in _items(spec.get("podGroupTemplates"))]
+    if len(set(map(repr, flat))) > 1:
+        return [
+            ValidationIssue(("spec",), "Invalid", "sharedPriority", "detected multiple priority configurations", None)
+        ]
+    tree = flat[:1] + _priorities(_items(spec.get("compositePodGroupTemplates")))
+    if len(set(map(repr, tree))) > 1:
+        detail = "all priority and priorityClassName values must be identical, detected multiple values"
+        return [ValidationIssue(("spec",), "Invalid", "sharedPriority", detail, None)]
+    return []
+
+
+def pod_spec_issues(spec: Mapping[str, Any], path: Path) -> list[ValidationIssue]:
+    """``schedulingGroup`` of one pod spec (a Pod's ``spec`` or a template's ``spec`` at ``path``)."""
+    group = spec.get("schedulingGroup")
+    if not isinstance(group, dict):
+        return []
+    here = (*path, "schedulingGroup")
+    name = group.get("podGroupName")
+    if name is None or name == "":
+        return [ValidationIssue(here, "Invalid", "union", "must specify one of: `podGroupName`", "")]
+    if isinstance(name, str):
+        problem = format_problem("k8s-long-name", name)
+        if problem is not None:
+            return [ValidationIssue((*here, "podGroupName"), "Invalid", "format=k8s-long-name", problem, name)]
+    return []
+
+
+def job_scheduling_issues(scheduling: Mapping[str, Any], path: Path) -> list[ValidationIssue]:
+    """A Job's ``spec.scheduling`` (at ``path``): disruptionMode all needs a gang policy."""
+    mode = _map(scheduling.get("disruptionMode"))
+    if mode.get("all") is None:
+        return []
+    policy = scheduling.get("schedulingPolicy")
+    if isinstance(policy, dict) and policy.get("gang") is not None:
+        return []
+    return [
+        ValidationIssue(
+            (*path, "disruptionMode"),
+            "Invalid",
+            "disruptionModeNeedsGang",
+            "disruption mode `all` requires the gang scheduling policy",
+            {"all": {}},
+        )
+    ]
