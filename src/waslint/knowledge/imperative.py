@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from waslint.core.model import Path
 from waslint.knowledge.validation import ValidationIssue, format_problem
-from waslint.model import Path
 
 __all__ = ["job_scheduling_issues", "object_issues", "pod_spec_issues"]
 

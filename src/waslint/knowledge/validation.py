@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from waslint.model import Path
+from waslint.core.model import Path
+from waslint.knowledge.schema import render_path
 
 __all__ = [
     "ValidationIssue",
@@ -48,7 +49,6 @@ __all__ = [
 GateLookup = Callable[[str], bool | None]
 
 _RELEASE_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
-_SIMPLE_KEY_RE = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
 _MISSING = object()
 
 
@@ -103,19 +103,6 @@ def _show(value: Any) -> str:
         return str(value)
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def render_path(path: Path) -> str:
-    """``("spec", "podGroupTemplates", 0, "name")`` -> ``spec.podGroupTemplates[0].name``."""
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _SIMPLE_KEY_RE.match(part):
-            out += f".{part}" if out else part
-        else:
-            out += f"[{json.dumps(part, ensure_ascii=False)}]"
-    return out
 
 
 # --------------------------------------------------------------------------- formats
