@@ -67,8 +67,14 @@ def _name_issues(metadata: dict[str, Any]) -> list[ValidationIssue]:
     return [ValidationIssue(("metadata", "name"), "Invalid", "objectName", problem, name)]
 
 
+def _name(template: dict[str, Any]) -> str | None:
+    """A template's name when it is a string (anything else is the JSON schema's finding)."""
+    name = template.get("name")
+    return name if isinstance(name, str) else None
+
+
 def _unique_names(spec: dict[str, Any]) -> list[ValidationIssue]:
-    names = {t.get("name") for t in _items(spec.get("podGroupTemplates"))}
+    names = {_name(t) for t in _items(spec.get("podGroupTemplates"))} - {None}
     issues: list[ValidationIssue] = []
     _composite_list(("spec",), _items(spec.get("compositePodGroupTemplates")), names, issues)
     return issues

@@ -1,0 +1,182 @@
+"""WAS003: upstream API validation. What a Kubernetes API server of the target release rejects
+(declarative ``+k8s:`` markers and the hand-written checks), at the field upstream names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from waslint.core.model import Path, Severity
+from waslint.knowledge import imperative, validation
+from waslint.knowledge.validation import ValidationIssue
+from waslint.lint.context import Context
+from waslint.lint.registry import Hit, Rule, register
+from waslint.objects.kobject import SCHEDULING, KObject
+from waslint.objects.walks import JOB_KINDS, POD_TEMPLATE_KINDS, job_spec, pod_templates
+
+#: Upstream errors that a more specific rule already reports at the same field, with advice:
+#: (origin of the issue, last name in its path) -> that rule. WAS003 leaves them to it.
+EXPLAINED_BY: dict[tuple[str, str], str] = {
+    ("union", "schedulingPolicy"): "WAS602",
+    ("union", "policy"): "WAS602",
+    ("union", "spec"): "WAS602",
+    ("maxItems", "podGroupTemplates"): "WAS602",
+    ("maxItems", "compositePodGroupTemplates"): "WAS602",
+    ("maxItems", "podGroups"): "WAS602",
+    ("listType=map", "podGroupTemplates"): "WAS602",
+    ("listType=map", "compositePodGroupTemplates"): "WAS602",
+    ("uniqueTemplateNames", "name"): "WAS602",
+    ("treeDepth", "compositePodGroupTemplates"): "WAS602",
+    ("compositeHasChild", "compositePodGroupTemplates"): "WAS602",
+    ("compositeHasChild", "podGroupTemplates"): "WAS602",
+    ("maxItems", "topology"): "WAS601",
+    ("format=k8s-label-key", "key"): "WAS601",
+    ("union", "resourceClaims"): "WAS203",
+    ("maxItems", "resourceClaims"): "WAS203",
+    ("required", "minCount"): "WAS306",
+    ("minimum", "minCount"): "WAS306",
+    ("required", "minGroupCount"): "WAS306",
+    ("minimum", "minGroupCount"): "WAS306",
+    ("sharedPriority", "spec"): "WAS405",
+    ("disruptionModeNeedsGang", "disruptionMode"): "WAS605",
+}
+
+_SCHEDULING_KINDS = frozenset({(SCHEDULING, "Workload"), (SCHEDULING, "PodGroup"), (SCHEDULING, "CompositePodGroup")})
+
+
+def _owner_key(issue: ValidationIssue) -> tuple[str, str]:
+    """The last field name of the issue's path (list indexes skipped): what EXPLAINED_BY keys on."""
+    names = [part for part in issue.path if isinstance(part, str)]
+    return issue.origin, names[-1] if names else ""
+
+
+def explained_elsewhere(issue: ValidationIssue, data: Any, schema_covers: bool) -> bool:
+    """Whether another rule reports this upstream error: a specific WAS rule, or the JSON schema
+    (WAS002) for a required field whose key is missing altogether."""
+    if _owner_key(issue) in EXPLAINED_BY:
+        return True
+    if issue.origin == "required" and schema_covers:
+        parent = _dig(data, issue.path[:-1])
+        return isinstance(parent, dict) and issue.path[-1] not in parent
+    return False
+
+
+def _dig(data: Any, path: Path) -> Any:
+    for part in path:
+        if isinstance(part, int) and isinstance(data, list) and 0 <= part < len(data):
+            data = data[part]
+        elif isinstance(part, str) and isinstance(data, dict):
+            data = data.get(part)
+        else:
+            return None
+    return data
+
+
+def _rebased(issues: list[ValidationIssue], old: Path, new: Path) -> list[ValidationIssue]:
+    """Issues found on a wrapper document ({"spec": ...}) moved to where that part sits in the object."""
+    moved = []
+    for issue in issues:
+        if issue.path[: len(old)] == old:
+            path = (*new, *issue.path[len(old) :])
+            moved.append(
+                ValidationIssue(path, issue.error, issue.origin, issue.detail, issue.value, issue.gate, issue.level)
+            )
+    return moved
+
+
+def upstream_issues(obj: KObject, target: str) -> list[tuple[ValidationIssue, bool]]:
+    """Every upstream validation error of ``obj`` for ``target``, each with whether WAS002's JSON
+    schema covers the part it sits in. Gates are assumed on (WAS702 reports the ones known off)."""
+    found: list[tuple[ValidationIssue, bool]] = []
+    key = (obj.group, obj.kind)
+    if key in _SCHEDULING_KINDS:
+        if not validation.has_rules(target, obj.api_version, obj.kind):
+            return found  # a version the target does not serve: WAS101
+        issues = validation.validate(target, obj.api_version, obj.kind, obj.data)
+        issues += imperative.object_issues(obj.api_version, obj.kind, obj.data)
+        found.extend((issue, True) for issue in issues)
+        return found
+    if key in JOB_KINDS:
+        job = job_spec(obj)
+        if job is not None:
+            without_template = {k: v for k, v in job[1].items() if k != "template"}
+            issues = validation.validate(target, "batch/v1", "Job", {"spec": without_template})
+            scheduling = job[1].get("scheduling")
+            if isinstance(scheduling, dict):
+                issues += imperative.job_scheduling_issues(scheduling, ("spec", "scheduling"))
+            found.extend((issue, "scheduling" in issue.path) for issue in _rebased(issues, ("spec",), job[0]))
+    if key in POD_TEMPLATE_KINDS:
+        for template in pod_templates(obj):
+            issues = validation.validate(target, "v1", "Pod", {"spec": template.spec})
+            issues += imperative.pod_spec_issues(template.spec, ("spec",))
+            found.extend(
+                (issue, "schedulingGroup" in issue.path) for issue in _rebased(issues, ("spec",), template.path)
+            )
+    return found
+
+
+@register
+class ApiValidation(Rule):
+    code = "WAS003"
+    name = "api-validation"
+    severity = Severity.ERROR
+    summary = "The API server of the target release rejects the object: upstream validation, at the field it names."
+    what = (
+        "Applies upstream's validation of the WAS kinds for the target release: the declarative"
+        " `+k8s:` markers of the Go API types (generated into `knowledge/validation-data/` by"
+        " `scripts/gen_validation.py` from kubernetes/api: required/optional/forbidden, formats such"
+        " as DNS labels (`k8s-short-name`), DNS subdomains (`k8s-long-name`), path-segment names and"
+        " label keys, minimum/maximum, maxItems, unions, `listType=map` keys, enum values,"
+        " dependentRequired/dependentForbidden) and the hand-written checks of"
+        " `pkg/apis/scheduling/validation/validation.go` (object names are DNS subdomains, template"
+        " names unique across the whole Workload tree, tree depth at most 4, a composite template"
+        " has a child, one priority for all templates), Pod `spec.schedulingGroup` (exactly one"
+        " member, `podGroupName` a DNS subdomain; no `evictionResponders` with it) and Job"
+        " `spec.scheduling` (`disruptionMode: {all: {}}` needs a gang policy). Covers Workload,"
+        " PodGroup and CompositePodGroup in every version the target serves, Job and CronJob"
+        " `spec.scheduling`, and the pod spec of every pod template. The message is upstream's own"
+        " (`spec.podGroupTemplates[0].name: Invalid value: ...`); the finding points at the field,"
+        " or at its parent when the field is absent. Errors that a more specific rule explains"
+        " (WAS002 missing fields and types, WAS203, WAS306, WAS405, WAS601, WAS602, WAS605) are left"
+        " to that rule; fields of a gate known to be off are WAS702's."
+    )
+    why = (
+        "These are the checks the API server runs on create: the JSON schema (WAS002) carries"
+        " types and required fields only, so a manifest can pass it and still be refused at apply"
+        " time, which is exactly what a migration gate or a pre-commit hook exists to prevent."
+    )
+    example = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata:
+  name: training
+spec:
+  podGroupTemplates:
+  - name: Workers_A        # not a DNS label
+    schedulingPolicy:
+      gang:
+        minCount: 4
+    priority: 2000000000   # above 1000000000
+"""
+    use_instead = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata:
+  name: training
+spec:
+  podGroupTemplates:
+  - name: workers-a
+    schedulingPolicy:
+      gang:
+        minCount: 4
+    priorityClassName: training-high
+"""
+    kinds = _SCHEDULING_KINDS | JOB_KINDS | POD_TEMPLATE_KINDS
+
+    def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
+        yield from self._hits(obj, ctx)
+
+    def _hits(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
+        for issue, schema_covers in upstream_issues(obj, ctx.target):
+            if not explained_elsewhere(issue, obj.data, schema_covers):
+                yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}: {issue.message}", point_at_key=False)
