@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import codes, lint_path, lint_text, lint_texts, run_cli
+from waslint.core.model import Severity
 from waslint.findings import Finding
 from waslint.lint.engine import RunError
 from waslint.lint.rules.structure import label_key_problem
@@ -321,6 +322,13 @@ def test_was605_job_without_policy_is_basic() -> None:
     )
     found = only(lint_text(job, select=["WAS605"]), "WAS605")
     assert len(found) == 1 and "a Job's default is basic" in found[0].message
+    assert found[0].severity == Severity.ERROR  # upstream's Job validation rejects it
+
+
+def test_was605_outside_jobs_stays_a_warning() -> None:
+    text = podgroup("schedulingPolicy: {basic: {}}\ndisruptionMode: {all: {}}\n")
+    (found,) = only(lint_text(text, select=["WAS605"]), "WAS605")
+    assert found.severity == Severity.WARNING
 
 
 def test_was605_1_36_string_form() -> None:

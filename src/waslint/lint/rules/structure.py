@@ -868,7 +868,9 @@ class DisruptionModeConflict(Rule):
         " scheduled pod by pod and has no all-or-nothing admission to protect, so KEP-5710 forbids"
         " the combination; and an `all` parent promises that its children go together, which a"
         " `single` child breaks by losing pods one at a time (KEP-6012). The API server may not"
-        " reject these yet (1.37), so they silently behave unlike what the manifest says."
+        " reject these yet (1.37), so they silently behave unlike what the manifest says. A Job"
+        " `spec.scheduling` with `all` and a basic (or no) policy is rejected by the API server's Job"
+        " validation: that case is an error (see WAS003)."
     )
     example = """\
 apiVersion: scheduling.k8s.io/v1beta1
@@ -912,7 +914,10 @@ spec:
                     (*path, "disruptionMode"),
                     f"{label}: disruptionMode all (disrupt the whole group together) with {basic}:"
                     " a basic group is scheduled pod by pod, so there is no gang to keep whole;"
-                    " use a gang policy, or disruptionMode {single: {}}",
+                    " use a gang policy, or disruptionMode {single: {}}"
+                    + (" (the API server rejects this Job)" if obj.group == "batch" else ""),
+                    # upstream's Job validation rejects it: an error; elsewhere KEP-5710 only
+                    severity=Severity.ERROR if obj.group == "batch" else None,
                 )
         if obj.kind == "Workload":
             yield from self._composite_children(obj)
