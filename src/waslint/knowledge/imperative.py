@@ -126,7 +126,7 @@ def _tree_depth(spec: dict[str, Any]) -> list[ValidationIssue]:
                     ("spec", "compositePodGroupTemplates", index),
                     "Invalid",
                     "treeDepth",
-                    f"maximum template hierarchy depth is {WORKLOAD_MAX_TREE_DEPTH}",
+                    f"maximum tree depth is {WORKLOAD_MAX_TREE_DEPTH}",
                     template.get("name"),
                 )
             )
@@ -168,8 +168,7 @@ def _shared_priority(spec: dict[str, Any]) -> list[ValidationIssue]:
         ]
     tree = flat[:1] + _priorities(_items(spec.get("compositePodGroupTemplates")))
     if len(set(map(repr, tree))) > 1:
-        detail = "all priority and priorityClassName values must be identical, detected multiple values"
-        return [ValidationIssue(("spec",), "Invalid", "sharedPriority", detail, None)]
+        return [ValidationIssue(("spec",), "Invalid", "sharedPriority", "detected multiple priority configurations", None)]
     return []
 
 

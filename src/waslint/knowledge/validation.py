@@ -582,20 +582,22 @@ def _update_field(
             out.append(ValidationIssue(path, "Invalid", "immutable", "field is immutable", new if new_set else None))
             return
         if rule.value == "NoSet" and new_set and not old_set:
-            out.append(ValidationIssue(path, "Forbidden", "update=NoSet", "field cannot be set once created"))
+            out.append(ValidationIssue(path, "Invalid", "update=NoSet", "field cannot be set once created", new))
             return
         if rule.value == "NoUnset" and old_set and not new_set:
-            out.append(ValidationIssue(path, "Forbidden", "update=NoUnset", "field cannot be cleared once set"))
+            out.append(ValidationIssue(path, "Invalid", "update=NoUnset", "field cannot be cleared once set", None))
             return
         if rule.value == "NoModify" and new_set and old_set and new != old:
             out.append(ValidationIssue(path, "Invalid", "update=NoModify", "field cannot be modified once set", new))
             return
-    if not (new_set and old_set):
-        return
-    if spec.kind == "struct":
+    if spec.kind == "list" and (new_set or old_set):
+        # an emptied (or first filled) list still adds or removes items
+        new_items = new if isinstance(new, list) else []
+        old_items = old if isinstance(old, list) else []
+        if new_set == isinstance(new, list) and old_set == isinstance(old, list):
+            _update_list(rules, spec, new_items, old_items, path, out)
+    elif spec.kind == "struct" and new_set and old_set:
         _update_struct(rules, spec.type_id, new, old, path, out)
-    elif spec.kind == "list" and isinstance(new, list) and isinstance(old, list):
-        _update_list(rules, spec, new, old, path, out)
 
 
 def _update_list(
