@@ -108,8 +108,8 @@ def _cases(mode: str) -> list[Any]:
     return found
 
 
-def _gates(case: dict[str, Any]) -> Callable[[str], bool]:
-    enabled = set(case.get("gates", [])) | {"GenericWorkload"}
+def _gates(suite: dict[str, Any], case: dict[str, Any]) -> Callable[[str], bool]:
+    enabled = set(suite.get("gates", [])) | set(case.get("gates", [])) | {"GenericWorkload"}
     return lambda gate: gate in enabled
 
 
@@ -149,7 +149,7 @@ def _dig(data: Any, path: tuple[str | int, ...]) -> Any:
 @pytest.mark.parametrize(("suite", "case"), _cases("create"))
 def test_create_cases_match_upstream(suite: dict[str, Any], case: dict[str, Any]) -> None:
     obj = _build(suite, case)
-    assert _shown(_create_issues(obj, _gates(case))) == set(case["expect"])
+    assert _shown(_create_issues(obj, _gates(suite, case))) == set(case["expect"])
 
 
 @pytest.mark.parametrize(("suite", "case"), _cases("update"))
@@ -159,7 +159,7 @@ def test_update_cases_match_upstream(suite: dict[str, Any], case: dict[str, Any]
     stopped = [issue.path for issue in issues]
     # upstream does not revalidate unchanged data on update, and an update error on a field stops
     # the checks below it (short-circuit): create errors count where the value changed, outside those
-    for issue in _create_issues(new, _gates(case)):
+    for issue in _create_issues(new, _gates(suite, case)):
         below_stop = any(issue.path[: len(p)] == p and len(issue.path) > len(p) for p in stopped)
         changed = _dig(new, issue.path) != _dig(old, issue.path) or issue.origin == "union"
         if changed and not below_stop:
@@ -167,14 +167,15 @@ def test_update_cases_match_upstream(suite: dict[str, Any], case: dict[str, Any]
     assert _shown(issues) == set(case["expect"])
 
 
-def _lint_level(case: dict[str, Any]) -> bool:
+def _lint_level(suite: dict[str, Any], case: dict[str, Any]) -> bool:
     """Lint runs with every gate assumed on (no inventory): cases whose verdict hangs on a gate being
     off are checked at validator level only (WAS702 reports a known-off gate)."""
     gated = {"PodGroupPreemptionPolicy", "TopologyAwareWorkloadScheduling", "CompositePodGroup"}
-    return not [e for e in case["expect"] if e.endswith(" Forbidden")] or gated <= set(case.get("gates", []))
+    enabled = set(suite.get("gates", [])) | set(case.get("gates", []))
+    return not [e for e in case["expect"] if e.endswith(" Forbidden")] or gated <= enabled
 
 
-@pytest.mark.parametrize(("suite", "case"), [c for c in _cases("create") if _lint_level(c.values[1])])
+@pytest.mark.parametrize(("suite", "case"), [c for c in _cases("create") if _lint_level(*c.values)])
 def test_lint_rejects_at_the_same_field(suite: dict[str, Any], case: dict[str, Any]) -> None:
     obj = _build(suite, case)
     findings = [f for f in lint_text(yaml.safe_dump(obj), target=RELEASE) if f.severity == Severity.ERROR]
@@ -194,8 +195,11 @@ def test_case_counts() -> None:
     """The data set keeps its size (the counts are quoted in the README)."""
     counts: Counter[str] = Counter()
     for _, suite in _suites():
-        for mode in ("create", "update"):
+        for mode in ("create", "update", "not_judgeable"):
             for cases in (suite.get(mode) or {}).values():
                 for case in cases:
-                    counts[f"{suite['kind']} {mode} {'rejected' if case['expect'] else 'accepted'}"] += 1
+                    verdict = (
+                        "not judgeable" if mode == "not_judgeable" else "rejected" if case["expect"] else "accepted"
+                    )
+                    counts[f"{suite['kind']} {mode} {verdict}"] += 1
     assert sum(counts.values()) >= 100, counts

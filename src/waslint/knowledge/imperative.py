@@ -168,7 +168,9 @@ def _shared_priority(spec: dict[str, Any]) -> list[ValidationIssue]:
         ]
     tree = flat[:1] + _priorities(_items(spec.get("compositePodGroupTemplates")))
     if len(set(map(repr, tree))) > 1:
-        return [ValidationIssue(("spec",), "Invalid", "sharedPriority", "detected multiple priority configurations", None)]
+        return [
+            ValidationIssue(("spec",), "Invalid", "sharedPriority", "detected multiple priority configurations", None)
+        ]
     return []
 
 
