@@ -113,7 +113,7 @@ def test_update_markers() -> None:
     basic = {"spec": {"schedulingPolicy": {"basic": {}}, "priority": 4}}
     assert _found(validation.validate_update("1.37", BETA, "PodGroup", basic, old)) == {
         ("spec.schedulingPolicy.basic", "Invalid"),
-        ("spec.schedulingPolicy.gang", "Forbidden"),
+        ("spec.schedulingPolicy.gang", "Invalid"),  # update=NoUnset
         ("spec.priority", "Invalid"),
     }
     added = _workload()
