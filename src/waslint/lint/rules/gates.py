@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from waslint.core.model import Path, Severity, Span
+from waslint.knowledge import validation
 from waslint.knowledge.gates import (
     COMPONENTS,
     GATES_FILE,
@@ -25,6 +26,7 @@ from waslint.knowledge.gates import (
 )
 from waslint.knowledge.lifecycle import lifecycle_entry
 from waslint.knowledge.releases import Release, milestone
+from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.gate_inventory import SOURCE_KINDS, GateState, Inventory, Setting, Where, build_inventory
@@ -276,6 +278,7 @@ def object_needs(obj: KObject, target: Release) -> list[Need]:
             for field in ("disruptionMode", "priorityClassName", "priority"):
                 if holder.get(field) is not None:
                     needs.append(Need((*path, field), field, ("WorkloadAwarePreemption",)))
+    needs.extend(_marker_needs(obj, target, [need.path for need in needs]))
     if (obj.group, obj.kind) in POD_TEMPLATE_KINDS:
         field = "schedulingGroup" if target >= milestone("scheduling-group") else "workloadRef"
         for template in pod_templates(obj):
@@ -283,6 +286,22 @@ def object_needs(obj: KObject, target: Release) -> list[Need]:
                 needs.append(Need((*template.path, field), f"pod spec.{field}", ("GenericWorkload",)))
                 break
     return needs
+
+
+def _marker_needs(obj: KObject, target: str, known: list[Path]) -> list[Need]:
+    """Fields upstream's markers forbid while a gate is off (`+k8s:ifDisabled(G)=+k8s:forbidden`,
+    from the generated validation data) that the list above does not name already."""
+    if (obj.group, obj.kind) in _WAS_OBJECTS:
+        fields = validation.gated_fields(target, obj.api_version, obj.kind, obj.data)
+    elif (obj.group, obj.kind) == ("batch", "Job"):
+        fields = validation.gated_fields(target, "batch/v1", "Job", obj.data)
+    else:
+        return []
+    return [
+        Need(path, render_path(path), (gate,))
+        for path, gate in fields
+        if not any(path[: len(other)] == other or other[: len(path)] == path for other in known)
+    ]
 
 
 _NEED_KINDS = _WAS_OBJECTS | POD_TEMPLATE_KINDS
@@ -301,7 +320,9 @@ class GatePrerequisiteMissing(Rule):
         " `spec.scheduling` (WorkloadWithJob), group `resourceClaims` (DRAWorkloadResourceClaims),"
         " `preemptionPolicy` (PodGroupPreemptionPolicy), `schedulingConstraints`"
         " (TopologyAwareWorkloadScheduling), pod `schedulingGroup` (GenericWorkload), and in 1.36"
-        " `disruptionMode`/`priority*` (WorkloadAwarePreemption). It fires only when the gate is"
+        " `disruptionMode`/`priority*` (WorkloadAwarePreemption), and any other field that upstream's"
+        " `+k8s:ifDisabled(Gate)=+k8s:forbidden` markers forbid while the gate is off (the generated"
+        " validation data of WAS003). It fires only when the gate is"
         " known to be off on a component that needs it and on on none: set to false, or"
         " off by default in the target release on a component the inventory covers. Also a WAS"
         " apiVersion that the kube-apiserver's `--runtime-config` does not enable (v1beta1 too:"

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from waslint.core.model import Path, Severity
+from waslint.knowledge import validation
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
@@ -572,7 +573,9 @@ class ImmutableFieldChanged(Rule):
         " `spec.scheduling` except `schedulingPolicy.gang.minCount`, including adding or removing"
         " it. API defaults are applied before comparing (an unset PodGroup `disruptionMode` equals"
         " `{single: {}}`). An object whose apiVersion moved across a removed version (v1alpha2 to"
-        " v1beta1) is not compared: it has to be recreated anyway (WAS101)."
+        " v1beta1) is not compared: it has to be recreated anyway (WAS101). Beyond these comparisons,"
+        " every `+k8s:immutable` and `+k8s:update=NoSet/NoUnset/NoAddItem/NoRemoveItem` marker of the"
+        " upstream types (the generated validation data of WAS003) is applied to the two revisions."
     )
     why = (
         "`kubectl apply` or a GitOps sync of such a change is rejected by the API server (or, for"
@@ -653,8 +656,30 @@ spec:
                 f"a {obj.kind} is immutable {what}once created: create a new one (a new name, from a"
                 " new Workload revision when it comes from a template) instead of editing this one"
             )
+        changes.extend(_marker_changes(obj, old, ctx.target, [path for path, _ in changes]))
         for path, change in changes:
             yield self.hit(obj, path, f"{change} since {old.file.path}; {advice}")
+
+
+def _related(path: Path, other: Path) -> bool:
+    shorter = min(len(path), len(other))
+    return path[:shorter] == other[:shorter]
+
+
+def _marker_changes(obj: KObject, old: KObject, target: str, reported: list[Path]) -> list[tuple[Path, str]]:
+    """Changes upstream's `+k8s:immutable` / `update=` markers reject that the comparisons above do
+    not already report (at the same field, or above or below it)."""
+    api_version = obj.api_version if obj.group == SCHEDULING else "batch/v1"
+    new_data, old_data = obj.data, old.data
+    if obj.kind in ("PodGroup", "CompositePodGroup"):  # admission defaults, as _group_changes applies them
+        new_data = {**new_data, "spec": {**_DEFAULTS, **{k: v for k, v in obj.spec.items() if v is not None}}}
+        old_data = {**old_data, "spec": {**_DEFAULTS, **{k: v for k, v in old.spec.items() if v is not None}}}
+    issues = validation.validate_update(target, api_version, obj.kind, new_data, old_data)
+    found: list[tuple[Path, str]] = []
+    for issue in issues:
+        if not any(_related(issue.path, path) for path in reported + [p for p, _ in found]):
+            found.append((issue.path, f"{render_path(issue.path)}: {issue.detail} ({issue.origin})"))
+    return found
 
 
 def _show(value: Any) -> str:
