@@ -21,13 +21,17 @@ import yaml
 
 from conftest import lint_text
 from waslint.core.model import Severity
-from waslint.knowledge import validation
+from waslint.knowledge import imperative, validation
 from waslint.knowledge.validation import ValidationIssue, render_path
-from waslint.lint.rules.upstream import upstream_issues
-from waslint.objects.kobject import KObject
 
 DATA = Path(__file__).parent / "data" / "upstream-validation"
-RELEASE = "1.37"
+RELEASE = "1.37"  # unless a suite names its release
+
+
+def _release(suite: dict[str, Any]) -> str:
+    return str(suite.get("release", RELEASE))
+
+
 VALIDATION_RULES = {"WAS002", "WAS003", "WAS203", "WAS306", "WAS405", "WAS601", "WAS602", "WAS605"}
 
 
@@ -113,24 +117,12 @@ def _gates(suite: dict[str, Any], case: dict[str, Any]) -> Callable[[str], bool]
     return lambda gate: gate in enabled
 
 
-def _kobject(obj: dict[str, Any]) -> KObject:
-    (found,) = [o for o in _objects(obj)]
-    return found
-
-
-def _objects(obj: dict[str, Any]) -> list[KObject]:
-    from waslint.io.loader import parse_bytes
-    from waslint.objects.kobject import objects_of
-
-    source = parse_bytes("case.yaml", yaml.safe_dump(obj).encode())
-    return [o for doc in source.documents for o in objects_of(doc, source)]
-
-
-def _create_issues(obj: dict[str, Any], gates: Callable[[str], bool]) -> list[ValidationIssue]:
-    issues = [i for i, _ in upstream_issues(_kobject(obj), RELEASE) if i.gate is None]
-    # upstream_issues assumes every gate on; the gate-conditional markers come from validate(gates)
-    issues += [i for i in validation.validate(RELEASE, obj["apiVersion"], obj["kind"], obj, gates) if i.gate]
-    return issues
+def _create_issues(release: str, obj: dict[str, Any], gates: Callable[[str], bool]) -> list[ValidationIssue]:
+    """What WAS003 applies (markers and hand-written checks), with the case's gates."""
+    if not validation.has_rules(release, obj["apiVersion"], obj["kind"]):
+        return []
+    issues = validation.validate(release, obj["apiVersion"], obj["kind"], obj, gates)
+    return issues + imperative.object_issues(obj["apiVersion"], obj["kind"], obj)
 
 
 def _shown(issues: list[ValidationIssue]) -> set[str]:
@@ -149,20 +141,22 @@ def _dig(data: Any, path: tuple[str | int, ...]) -> Any:
 @pytest.mark.parametrize(("suite", "case"), _cases("create"))
 def test_create_cases_match_upstream(suite: dict[str, Any], case: dict[str, Any]) -> None:
     obj = _build(suite, case)
-    assert _shown(_create_issues(obj, _gates(suite, case))) == set(case["expect"])
+    assert _shown(_create_issues(_release(suite), obj, _gates(suite, case))) == set(case["expect"])
 
 
 @pytest.mark.parametrize(("suite", "case"), _cases("update"))
 def test_update_cases_match_upstream(suite: dict[str, Any], case: dict[str, Any]) -> None:
     new, old = _build(suite, case), _build(suite, case.get("old") or {})
-    issues = validation.validate_update(RELEASE, new["apiVersion"], new["kind"], new, old)
+    release, gates = _release(suite), _gates(suite, case)
+    issues = validation.validate_update(release, new["apiVersion"], new["kind"], new, old, gates)
     stopped = [issue.path for issue in issues]
-    # upstream does not revalidate unchanged data on update, and an update error on a field stops
-    # the checks below it (short-circuit): create errors count where the value changed, outside those
-    for issue in _create_issues(new, _gates(suite, case)):
-        below_stop = any(issue.path[: len(p)] == p and len(issue.path) > len(p) for p in stopped)
+    # upstream does not revalidate unchanged data on update, and an update error on a field stops the
+    # checks that come after it there and below it (short-circuit; presence checks come before it)
+    for issue in _create_issues(release, new, gates):
+        at_stop = any(issue.path[: len(p)] == p for p in stopped)
+        presence = issue.origin in ("required", "forbidden") and issue.path in stopped
         changed = _dig(new, issue.path) != _dig(old, issue.path) or issue.origin == "union"
-        if changed and not below_stop:
+        if changed and (not at_stop or presence):
             issues.append(issue)
     assert _shown(issues) == set(case["expect"])
 
@@ -170,7 +164,12 @@ def test_update_cases_match_upstream(suite: dict[str, Any], case: dict[str, Any]
 def _lint_level(suite: dict[str, Any], case: dict[str, Any]) -> bool:
     """Lint runs with every gate assumed on (no inventory): cases whose verdict hangs on a gate being
     off are checked at validator level only (WAS702 reports a known-off gate)."""
-    gated = {"PodGroupPreemptionPolicy", "TopologyAwareWorkloadScheduling", "CompositePodGroup"}
+    gated = {
+        "PodGroupPreemptionPolicy",
+        "TopologyAwareWorkloadScheduling",
+        "CompositePodGroup",
+        "WorkloadAwarePreemption",
+    }
     enabled = set(suite.get("gates", [])) | set(case.get("gates", []))
     return not [e for e in case["expect"] if e.endswith(" Forbidden")] or gated <= enabled
 
@@ -178,7 +177,7 @@ def _lint_level(suite: dict[str, Any], case: dict[str, Any]) -> bool:
 @pytest.mark.parametrize(("suite", "case"), [c for c in _cases("create") if _lint_level(*c.values)])
 def test_lint_rejects_at_the_same_field(suite: dict[str, Any], case: dict[str, Any]) -> None:
     obj = _build(suite, case)
-    findings = [f for f in lint_text(yaml.safe_dump(obj), target=RELEASE) if f.severity == Severity.ERROR]
+    findings = [f for f in lint_text(yaml.safe_dump(obj), target=_release(suite)) if f.severity == Severity.ERROR]
     if not case["expect"]:
         assert [f for f in findings if f.code in VALIDATION_RULES] == []
         return

@@ -535,20 +535,24 @@ def _gated(
 # --------------------------------------------------------------------------- update validation
 
 
-def validate_update(release: str, api_version: str, kind: str, new: Any, old: Any) -> list[ValidationIssue]:
+def validate_update(
+    release: str, api_version: str, kind: str, new: Any, old: Any, gates: GateLookup = _assume_enabled
+) -> list[ValidationIssue]:
     """``immutable`` and ``update=NoSet/NoUnset/NoModify/NoAddItem/NoRemoveItem`` between two
-    revisions of one object (``old`` -> ``new``); list-map items are matched by their keys."""
+    revisions of one object (``old`` -> ``new``); list-map items are matched by their keys.
+    Gate-conditional update markers (``ifEnabled(G)=+k8s:immutable``) follow ``gates``."""
     found = _root(release, api_version, kind)
     if found is None or not isinstance(new, dict) or not isinstance(old, dict):
         return []
     rules, root = found
     out: list[ValidationIssue] = []
-    _update_struct(rules, root.type_id, new, old, (), out, frozenset({"status", "metadata"}))
+    _update_struct(rules, gates, root.type_id, new, old, (), out, frozenset({"status", "metadata"}))
     return out
 
 
 def _update_struct(
     rules: ReleaseRules,
+    gates: GateLookup,
     type_id: str | None,
     new: Any,
     old: Any,
@@ -562,7 +566,7 @@ def _update_struct(
     for spec in compiled.fields:
         if spec.name not in skip:
             _update_field(
-                rules, spec, new.get(spec.name, _MISSING), old.get(spec.name, _MISSING), (*path, spec.name), out
+                rules, gates, spec, new.get(spec.name, _MISSING), old.get(spec.name, _MISSING), (*path, spec.name), out
             )
 
 
@@ -573,11 +577,13 @@ def _defaulted(spec: FieldRules, value: Any) -> Any:
 
 
 def _update_field(
-    rules: ReleaseRules, spec: FieldRules, new: Any, old: Any, path: Path, out: list[ValidationIssue]
+    rules: ReleaseRules, gates: GateLookup, spec: FieldRules, new: Any, old: Any, path: Path, out: list[ValidationIssue]
 ) -> None:
     new, old = _defaulted(spec, new), _defaulted(spec, old)
     new_set, old_set = new is not _MISSING, old is not _MISSING
     for rule in spec.updates:
+        if not _gate_active(rule, gates):
+            continue
         if rule.rule == "immutable" and (new_set or old_set) and new != old:
             out.append(ValidationIssue(path, "Invalid", "immutable", "field is immutable", new if new_set else None))
             return
@@ -595,13 +601,19 @@ def _update_field(
         new_items = new if isinstance(new, list) else []
         old_items = old if isinstance(old, list) else []
         if new_set == isinstance(new, list) and old_set == isinstance(old, list):
-            _update_list(rules, spec, new_items, old_items, path, out)
+            _update_list(rules, gates, spec, new_items, old_items, path, out)
     elif spec.kind == "struct" and new_set and old_set:
-        _update_struct(rules, spec.type_id, new, old, path, out)
+        _update_struct(rules, gates, spec.type_id, new, old, path, out)
 
 
 def _update_list(
-    rules: ReleaseRules, spec: FieldRules, new: list[Any], old: list[Any], path: Path, out: list[ValidationIssue]
+    rules: ReleaseRules,
+    gates: GateLookup,
+    spec: FieldRules,
+    new: list[Any],
+    old: list[Any],
+    path: Path,
+    out: list[ValidationIssue],
 ) -> None:
     if spec.list_type != "map" or not spec.map_keys:
         return
@@ -622,7 +634,7 @@ def _update_list(
                 )
             continue
         if spec.element is not None and spec.element.kind == "struct":
-            _update_struct(rules, spec.element.type_id, item, before, (*path, index), out)
+            _update_struct(rules, gates, spec.element.type_id, item, before, (*path, index), out)
     if "NoRemoveItem" in update_rules:
         for item in old:
             if key(item) is not None and key(item) not in new_keys:
