@@ -34,6 +34,7 @@ from importlib import resources
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.knowledge.releases import Release
 from waslint.knowledge.schema import render_path
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
 ]
 
 GateLookup = Callable[[str], bool | None]
+ReleaseName = str | Release  # "1.37" or a parsed release
 
 _RELEASE_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
 _MISSING = object()
@@ -290,8 +292,8 @@ def _release_rules(release: str) -> ReleaseRules | None:
     return _compile(json.loads(text))
 
 
-def _root(release: str, api_version: str, kind: str) -> tuple[ReleaseRules, TypeRules] | None:
-    rules = _release_rules(release)
+def _root(release: ReleaseName, api_version: str, kind: str) -> tuple[ReleaseRules, TypeRules] | None:
+    rules = _release_rules(str(release))
     if rules is None:
         return None
     type_id = rules.kinds.get(f"{api_version}/{kind}")
@@ -300,7 +302,7 @@ def _root(release: str, api_version: str, kind: str) -> tuple[ReleaseRules, Type
     return rules, rules.types[type_id]
 
 
-def has_rules(release: str, api_version: str, kind: str) -> bool:
+def has_rules(release: ReleaseName, api_version: str, kind: str) -> bool:
     """Whether upstream declarative validation is known for ``api_version``/``kind`` in ``release``."""
     return _root(release, api_version, kind) is not None
 
@@ -480,7 +482,7 @@ class _Walk:
 
 
 def validate(
-    release: str, api_version: str, kind: str, data: Any, gates: GateLookup = _assume_enabled
+    release: ReleaseName, api_version: str, kind: str, data: Any, gates: GateLookup = _assume_enabled
 ) -> list[ValidationIssue]:
     """Upstream's declarative validation of ``data`` (a whole object) on create, in ``release``.
 
@@ -499,7 +501,7 @@ def validate(
 # --------------------------------------------------------------------------- gated fields
 
 
-def gated_fields(release: str, api_version: str, kind: str, data: Any) -> list[tuple[Path, str]]:
+def gated_fields(release: ReleaseName, api_version: str, kind: str, data: Any) -> list[tuple[Path, str]]:
     """The present fields of ``data`` that upstream forbids while a feature gate is off:
     ``(path, gate)`` pairs, outermost first (a field under a forbidden one is not listed)."""
     found = _root(release, api_version, kind)
@@ -536,7 +538,7 @@ def _gated(
 
 
 def validate_update(
-    release: str, api_version: str, kind: str, new: Any, old: Any, gates: GateLookup = _assume_enabled
+    release: ReleaseName, api_version: str, kind: str, new: Any, old: Any, gates: GateLookup = _assume_enabled
 ) -> list[ValidationIssue]:
     """``immutable`` and ``update=NoSet/NoUnset/NoModify/NoAddItem/NoRemoveItem`` between two
     revisions of one object (``old`` -> ``new``); list-map items are matched by their keys.

@@ -288,7 +288,7 @@ def object_needs(obj: KObject, target: Release) -> list[Need]:
     return needs
 
 
-def _marker_needs(obj: KObject, target: str, known: list[Path]) -> list[Need]:
+def _marker_needs(obj: KObject, target: validation.ReleaseName, known: list[Path]) -> list[Need]:
     """Fields upstream's markers forbid while a gate is off (`+k8s:ifDisabled(G)=+k8s:forbidden`,
     from the generated validation data) that the list above does not name already."""
     if (obj.group, obj.kind) in _WAS_OBJECTS:

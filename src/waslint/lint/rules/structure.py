@@ -666,7 +666,9 @@ def _related(path: Path, other: Path) -> bool:
     return path[:shorter] == other[:shorter]
 
 
-def _marker_changes(obj: KObject, old: KObject, target: str, reported: list[Path]) -> list[tuple[Path, str]]:
+def _marker_changes(
+    obj: KObject, old: KObject, target: validation.ReleaseName, reported: list[Path]
+) -> list[tuple[Path, str]]:
     """Changes upstream's `+k8s:immutable` / `update=` markers reject that the comparisons above do
     not already report (at the same field, or above or below it)."""
     api_version = obj.api_version if obj.group == SCHEDULING else "batch/v1"

@@ -8,7 +8,7 @@ from typing import Any
 
 from waslint.core.model import Path, Severity
 from waslint.knowledge import imperative, validation
-from waslint.knowledge.validation import ValidationIssue
+from waslint.knowledge.validation import ReleaseName, ValidationIssue
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.kobject import SCHEDULING, KObject
@@ -84,7 +84,7 @@ def _rebased(issues: list[ValidationIssue], old: Path, new: Path) -> list[Valida
     return moved
 
 
-def upstream_issues(obj: KObject, target: str) -> list[tuple[ValidationIssue, bool]]:
+def upstream_issues(obj: KObject, target: ReleaseName) -> list[tuple[ValidationIssue, bool]]:
     """Every upstream validation error of ``obj`` for ``target``, each with whether WAS002's JSON
     schema covers the part it sits in. Gates are assumed on (WAS702 reports the ones known off)."""
     found: list[tuple[ValidationIssue, bool]] = []
