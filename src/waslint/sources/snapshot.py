@@ -14,7 +14,6 @@ from waslint.io.loader import read_source
 from waslint.objects.kobject import KObject, objects_of
 
 
-
 class SnapshotError(Exception):
     """The snapshot cannot be used at all (unreadable, not YAML/JSON, no items): exit status 2."""
 
