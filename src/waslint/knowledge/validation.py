@@ -221,6 +221,9 @@ class TypeRules:
     unions: list[tuple[str, ...]] = field(default_factory=list)
     dependents: list[Rule] = field(default_factory=list)
     by_name: dict[str, FieldRules] = field(default_factory=dict)
+    # whether a zero value of this struct (an absent non-pointer struct field) can fail: a union,
+    # a required field, or such a struct below it; False lets the walk skip absent structs
+    zero_can_fail: bool = True
 
 
 @dataclass
@@ -276,7 +279,21 @@ def _compile(data: Mapping[str, Any]) -> ReleaseRules:
         compiled.unions = [tuple(u["members"]) for u in raw.get("unions", [])]
         compiled.dependents = [_rule(dependent) for dependent in raw.get("dependents", [])]
         types[type_id] = compiled
+    for compiled in types.values():
+        compiled.zero_can_fail = _zero_can_fail(compiled, types, set())
     return ReleaseRules(dict(data.get("kinds", {})), types)
+
+
+def _zero_can_fail(compiled: TypeRules, types: dict[str, TypeRules], seen: set[str]) -> bool:
+    if compiled.type_id in seen:
+        return False
+    seen.add(compiled.type_id)
+    if compiled.unions or any(r.rule == "required" for f in compiled.fields for r in f.presence):
+        return True
+    return any(
+        f.kind == "struct" and not f.pointer and f.type_id in types and _zero_can_fail(types[f.type_id], types, seen)
+        for f in compiled.fields
+    )
 
 
 @functools.cache
@@ -415,7 +432,13 @@ class _Walk:
                 return
         if absent and (spec.kind != "struct" or spec.pointer):
             return
+        if absent and not self._zero_can_fail(spec.type_id):
+            return
         self.value(spec, {} if absent else value, path)
+
+    def _zero_can_fail(self, type_id: str | None) -> bool:
+        compiled = self.rules.types.get(type_id) if type_id else None
+        return compiled is not None and compiled.zero_can_fail
 
     def value(self, spec: FieldRules, value: Any, path: Path) -> None:
         for rule in spec.checks:
