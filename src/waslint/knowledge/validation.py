@@ -38,6 +38,7 @@ from waslint.knowledge.releases import Release
 from waslint.knowledge.schema import render_path
 
 __all__ = [
+    "ReleaseName",
     "ValidationIssue",
     "format_problem",
     "gated_fields",
@@ -59,8 +60,10 @@ class ValidationIssue:
     """One upstream validation error: ``error`` is upstream's type (Required, Invalid, Forbidden,
     Duplicate, TooMany, TooLong, NotSupported), ``origin`` the marker or check that produced it
     (``required``, ``format=k8s-short-name``, ``maxItems``, ``union``, ``immutable``,
-    ``update=NoSet``, ``uniqueTemplateNames``...). ``path`` points at the offending field (the
-    parent for an absent required field's own path is kept: upstream reports the field path)."""
+    ``update=NoSet``, ``uniqueTemplateNames``...). ``path`` is upstream's field path, also for an
+    absent required field (a finding then points at the deepest parent that exists). ``gate`` names
+    the feature gate a gate-conditional marker depends on; ``level`` is ``alpha``/``beta`` for
+    markers under upstream's stability wrappers (applied like the others)."""
 
     path: Path
     error: str
