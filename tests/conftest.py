@@ -58,7 +58,8 @@ def run_cli(
     *args: str, stdin: str | None = None, cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ)
-    full_env.pop("WASLINT_DEBUG", None)
+    for name in ("WASLINT_DEBUG", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "COLUMNS"):
+        full_env.pop(name, None)  # the reports must not depend on where the tests run
     full_env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + full_env.get("PYTHONPATH", "")
     full_env.update(env or {})
     return subprocess.run(

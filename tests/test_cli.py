@@ -116,12 +116,14 @@ def test_junit_and_github_formats(tmp_path: Path) -> None:
     cases = root.findall(".//testcase")
     assert len(cases) == 2 and len(root.findall(".//failure")) == 1
     github = run_cli("lint", "--format", "github", str(BAD)).stdout
-    assert github.startswith(f"::error file={BAD},line=12,col=5,")
+    from waslint.report import relative_path, source_root
+
+    assert github.startswith(f"::error file={relative_path(str(BAD), source_root())},line=12,col=5,")
     assert "title=WAS103 legacy-disruption-mode::" in github
 
 
 def test_text_report_shows_source_line_and_caret_without_colour() -> None:
-    result = run_cli("lint", str(BAD), env={"NO_COLOR": "1"})
+    result = run_cli("lint", str(BAD), env={"NO_COLOR": "1", "COLUMNS": "200"})
     lines = result.stdout.splitlines()
     assert lines[0] == str(BAD)
     assert "12:5" in lines[1] and "WAS103" in lines[1]

@@ -36,5 +36,6 @@ def test_readme_quickstart_output_is_what_lint_prints() -> None:
     assert result.returncode == 1
     summary = result.stdout.strip().splitlines()[-1]
     assert summary in readme
-    first_rule_line = next(line for line in readme.splitlines() if line.startswith("  31:5  error   WAS201"))
-    assert first_rule_line.removesuffix(" ...").rstrip(".") in result.stdout
+    shown = readme.split("```\nfixtures/demo/training/workers.yaml\n", 1)[1].split("\n...\n", 1)[0]
+    assert "  31:5  error   WAS201" in shown
+    assert "fixtures/demo/training/workers.yaml\n" + shown + "\n" in result.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
@@ -27,7 +28,14 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-FormatOption = Annotated[str, typer.Option("--format", help="Report format: text, json, sarif, junit or github.")]
+FormatOption = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        help="Report format: text, concise, json, sarif, junit or github"
+        " (default: text; github when GITHUB_ACTIONS=true).",
+    ),
+]
 OutputOption = Annotated[str | None, typer.Option("--output", "-o", help="Write the report to FILE (default stdout).")]
 TargetOption = Annotated[
     str | None,
@@ -37,9 +45,16 @@ TargetOption = Annotated[
     ),
 ]
 SelectOption = Annotated[
-    str | None, typer.Option("--select", help="Comma list of rule codes or prefixes to run (WAS1,WAS201).")
+    list[str] | None,
+    typer.Option("--select", help="Comma list of rule codes or prefixes to run (WAS1,WAS201); repeatable."),
 ]
-IgnoreOption = Annotated[str | None, typer.Option("--ignore", help="Comma list of rule codes or prefixes to skip.")]
+IgnoreOption = Annotated[
+    list[str] | None, typer.Option("--ignore", help="Comma list of rule codes or prefixes to skip; repeatable.")
+]
+StdinFilenameOption = Annotated[
+    str | None,
+    typer.Option("--stdin-filename", help="The path stdin's findings carry and that per-path config matches."),
+]
 FailOnOption = Annotated[
     str | None,
     typer.Option("--fail-on", help="Lowest severity that makes the exit status 1: error, warning, info, never."),
@@ -58,6 +73,21 @@ NoInlineOption = Annotated[
     typer.Option(
         "--no-inline-ignores", help="Strict mode: disregard waslint.io/ignore annotations and # waslint: comments."
     ),
+]
+StatisticsOption = Annotated[
+    bool, typer.Option("--statistics", help="Print a count per rule code (name, severity, fixable) instead.")
+]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print only the findings: no summary, nothing when none is shown.")
+]
+ShowLevelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--show-level", help="Show only findings at or above: error, warning, info (the exit status counts all)."
+    ),
+]
+ShowFixesOption = Annotated[
+    bool, typer.Option("--show-fixes", help="List the fixable findings and what `waslint fix` would do.")
 ]
 PathsArgument = Annotated[
     list[str] | None, typer.Argument(help="Files or folders to read ('-' for stdin). Default: '.'.")
@@ -88,33 +118,28 @@ def _root(
 def load_settings(
     config_path: str | None,
     target: str | None,
-    select: str | None,
-    ignore: str | None,
+    select: list[str] | None,
+    ignore: list[str] | None,
     namespace: str | None,
     fail_on: str | None,
     no_inline_ignores: bool,
 ) -> tuple[Config, LintOptions, str]:
-    """Config file, then command-line flags on top. Invalid values end the run with status 2."""
-    from waslint.io.config import (
-        ConfigError,
-        check_codes,
-        check_fail_on,
-        check_target_version,
-        find_config,
-        load_config,
-    )
+    """The config file (already found: see config_groups), then command-line flags on top.
+    Invalid values end the run with status 2."""
+    from waslint.io.config import ConfigError, check_codes, check_fail_on, check_target_version, load_config
     from waslint.lint.engine import LintOptions
     from waslint.lint.registry import all_rules
 
     known = [rule.code for rule in all_rules()]
     try:
-        config = load_config(config_path if config_path else find_config(), known)
+        config = load_config(config_path, known)
         options = LintOptions.from_config(config)
         if target is not None:
             options.target = check_target_version(target)
-        if select is not None:
+        if select:
             options.select = _code_list(select, "--select", known, check_codes)
-        if ignore is not None:
+            _warn_ignored_selection(options.select, config)
+        if ignore:
             options.ignore += _code_list(ignore, "--ignore", known, check_codes)
         if namespace:
             options.namespace = namespace
@@ -126,10 +151,51 @@ def load_settings(
     return config, options, threshold
 
 
-def _code_list(text: str, flag: str, known: list[str], check: Callable[[list[str], str, list[str]], None]) -> list[str]:
-    codes = [part.strip().upper() for part in text.split(",") if part.strip()]
+def config_groups(
+    paths: list[str], config_path: str | None, stdin_filename: str | None = None
+) -> list[tuple[str | None, list[str]]]:
+    """`--config` for every path; else the nearest config above each path (as ruff does), paths
+    that share one config in one group. Stdin looks from --stdin-filename's folder."""
+    from waslint.io.config import find_config
+
+    if config_path:
+        return [(config_path, paths)]
+    groups: dict[str | None, list[str]] = {}
+    for path in paths:
+        if path == "-":
+            start = os.path.dirname(os.path.abspath(stdin_filename)) if stdin_filename else None
+        else:
+            start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+        groups.setdefault(find_config(start), []).append(path)
+    return list(groups.items())
+
+
+def _code_list(
+    values: list[str], flag: str, known: list[str], check: Callable[[list[str], str, list[str]], None]
+) -> list[str]:
+    """Repeated flags add up: `--select WAS1 --select WAS2,WAS3`."""
+    codes = [part.strip().upper() for text in values for part in text.split(",") if part.strip()]
     check(codes, flag, known)
     return codes
+
+
+def _warn_ignored_selection(selected: list[str], config: Config) -> None:
+    """--select asked for rules the config's `ignore` removes: say so, they will not run."""
+    from waslint.core.codes import matches
+    from waslint.lint.registry import all_rules
+
+    if not config.ignore:
+        return
+    for selector in selected:
+        chosen = [rule.code for rule in all_rules() if matches(rule.code, [selector])]
+        removed = [code for code in chosen if matches(code, config.ignore)]
+        if removed:
+            what = "all of it" if len(removed) == len(chosen) else ", ".join(removed)
+            typer.echo(
+                f"waslint: warning: --select {selector}: `ignore` in {config.source} removes {what}"
+                f" (ignore: {', '.join(config.ignore)}); those rules do not run",
+                err=True,
+            )
 
 
 def exit_status(result: LintResult, threshold: str) -> int:
@@ -143,23 +209,82 @@ def exit_status(result: LintResult, threshold: str) -> int:
     return 1 if any(finding.severity >= lowest for finding in result.findings) else 0
 
 
-def emit_report(result: LintResult, fmt: str, output: str | None, target: Release) -> None:
-    from waslint.lint.registry import all_rules
-    from waslint.report import FORMATS, ReportInput, render
+@dataclass
+class Display:
+    """How the findings are shown; none of it changes the exit status."""
 
-    if fmt not in FORMATS:
-        fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    color = fmt == "text" and output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    fmt: str | None = None
+    output: str | None = None
+    statistics: bool = False
+    quiet: bool = False
+    show_level: str | None = None
+    show_fixes: bool = False
+
+    def checked(self) -> Display:
+        """Resolve the default format and check the values (exit 2 on a bad one)."""
+        from waslint.report import FORMATS
+
+        self.fmt = resolve_format(self.fmt)
+        if self.fmt not in FORMATS:
+            fail(f"--format: {self.fmt!r} is not one of {', '.join(FORMATS)}")
+        if self.show_level is not None:
+            self.show_level = self.show_level.strip().lower()
+            if self.show_level not in ("error", "warning", "info"):
+                fail(f"--show-level: {self.show_level!r} is not one of error, warning, info")
+        if self.statistics and self.fmt not in ("text", "concise", "json"):
+            fail(f"--statistics prints a text or json table, not --format {self.fmt}")
+        return self
+
+
+def resolve_format(fmt: str | None) -> str:
+    """`--format`, else `github` inside GitHub Actions, else `text`."""
+    if fmt is not None:
+        return fmt.strip().lower()
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+def emit_report(result: LintResult, display: Display, target: Release) -> None:
+    import shutil
+
+    from waslint.core.model import Severity
+    from waslint.lint.registry import all_rules
+    from waslint.report import ReportInput, render, source_root
+
+    fmt = display.fmt or "text"
+    findings = result.findings
+    if display.show_level is not None:
+        lowest = Severity.parse(display.show_level)
+        findings = [finding for finding in findings if finding.severity >= lowest]
+    color = fmt == "text" and display.output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     report = ReportInput(
-        findings=result.findings,
+        findings=findings,
         files=len(result.files),
         documents=result.documents,
         target_version=str(target),
         sources={source.path: source.text for source in result.files},
         color=color,
         rules=[rule.info for rule in all_rules()],
+        quiet=display.quiet,
+        show_fixes=display.show_fixes,
+        hidden=len(result.findings) - len(findings),
+        show_level=display.show_level,
+        width=shutil.get_terminal_size((100, 24)).columns,
+        root=source_root() if fmt in ("sarif", "github") else None,
     )
-    write_output(render(fmt, report), output)
+    if display.statistics:
+        from waslint.report import statistics
+
+        text = statistics.render_json(report) if fmt == "json" else statistics.render_text(report)
+    else:
+        text = render(fmt, report)
+    write_output(text, display.output)
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if fmt == "github" and summary_path:
+        from waslint.report.github import append_step_summary
+
+        problem = append_step_summary(report, summary_path)
+        if problem:
+            typer.echo(f"waslint: warning: {problem}", err=True)
 
 
 def write_output(text: str, output: str | None) -> None:
@@ -177,7 +302,7 @@ def write_output(text: str, output: str | None) -> None:
 @app.command()
 def lint(
     paths: PathsArgument = None,
-    fmt: FormatOption = "text",
+    fmt: FormatOption = None,
     output: OutputOption = None,
     target_version: TargetOption = None,
     select: SelectOption = None,
@@ -195,24 +320,47 @@ def lint(
         str | None, typer.Option("--gates", help="Feature-gate inventory YAML: {component: {Gate: bool}}.")
     ] = None,
     no_inline_ignores: NoInlineOption = False,
+    stdin_filename: StdinFilenameOption = None,
+    statistics: StatisticsOption = False,
+    quiet: QuietOption = False,
+    show_level: ShowLevelOption = None,
+    show_fixes: ShowFixesOption = False,
 ) -> None:
     """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
     from waslint.lint.engine import RunError, lint_paths
 
-    settings, options, threshold = load_settings(
-        config, target_version, select, ignore, namespace, fail_on, no_inline_ignores
-    )
-    _set_cluster_inputs(options, snapshot, base, gates)
-    try:
-        result, path_errors = lint_paths(paths or ["."], options, settings)
-    except RunError as err:
-        fail(str(err))
-    if path_errors:
-        fail("; ".join(path_errors))
-    emit_report(result, fmt, output, options.target)
+    display = Display(fmt, output, statistics, quiet, show_level, show_fixes).checked()
+    runs: list[tuple[LintResult, str]] = []
+    for config_file, group in config_groups(paths or ["."], config, stdin_filename):
+        settings, options, threshold = load_settings(
+            config_file, target_version, select, ignore, namespace, fail_on, no_inline_ignores
+        )
+        _set_cluster_inputs(options, snapshot, base, gates)
+        options.stdin_filename = stdin_filename
+        try:
+            result, path_errors = lint_paths(group, options, settings)
+        except RunError as err:
+            fail(str(err))
+        if path_errors:
+            fail("; ".join(path_errors))
+        runs.append((result, threshold))
+    result = merge_results([run[0] for run in runs])
+    emit_report(result, display, options.target)
     for message in result.internal_errors:
         typer.echo(f"waslint: {message}", err=True)
-    raise typer.Exit(exit_status(result, threshold))
+    raise typer.Exit(max(exit_status(run_result, threshold) for run_result, threshold in runs))
+
+
+def merge_results(results: list[LintResult]) -> LintResult:
+    """One report for paths linted under different configs."""
+    if len(results) == 1:
+        return results[0]
+    from waslint.findings import Finding
+    from waslint.lint.engine import LintResult
+
+    findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+    files = [source for r in results for source in r.files]
+    return LintResult(findings, files, [message for r in results for message in r.internal_errors])
 
 
 def _set_cluster_inputs(options: LintOptions, snapshot: str | None, base: str | None, gates: str | None) -> None:
@@ -236,7 +384,7 @@ def fix(
     unsafe_fixes: Annotated[
         bool, typer.Option("--unsafe-fixes", help="Also apply unsafe fixes (WAS105: adds PodGroup objects).")
     ] = False,
-    fmt: FormatOption = "text",
+    fmt: FormatOption = None,
     output: OutputOption = None,
     target_version: Annotated[
         str | None,
@@ -248,6 +396,7 @@ def fix(
     config: ConfigOption = None,
     namespace: NamespaceOption = None,
     no_inline_ignores: NoInlineOption = False,
+    stdin_filename: StdinFilenameOption = None,
 ) -> None:
     """Rewrite older WAS manifests for the fix target release in place, changing nothing else ('-': stdin to
     stdout)."""
@@ -258,20 +407,28 @@ def fix(
         fail(
             f"--target-version: `waslint fix` rewrites manifests for Kubernetes {fix_target()}, not {target_version!r}"
         )
-    settings, options, threshold = load_settings(config, None, select, ignore, namespace, fail_on, no_inline_ignores)
     mode = "diff" if diff else "check" if check else "fix"
-    request = FixRequest(
-        paths=list(paths or ["."]),
-        options=FixOptions(lint=options, config=settings, unsafe=unsafe_fixes),
-        mode=mode,
-        fmt=fmt,
-        output=output,
-        threshold=threshold,
-    )
-    try:
-        status = run(request)
-    except UsageError as err:
-        fail(str(err))
+    groups = config_groups(list(paths or ["."]), config, stdin_filename)
+    if len(groups) > 1 and output is not None:
+        fail(f"-o: the paths fall under {len(groups)} config files; run fix once per config folder")
+    status = 0
+    for config_file, group in groups:
+        settings, options, threshold = load_settings(
+            config_file, None, select, ignore, namespace, fail_on, no_inline_ignores
+        )
+        options.stdin_filename = stdin_filename
+        request = FixRequest(
+            paths=group,
+            options=FixOptions(lint=options, config=settings, unsafe=unsafe_fixes),
+            mode=mode,
+            fmt=resolve_format(fmt),
+            output=output,
+            threshold=threshold,
+        )
+        try:
+            status = max(status, run(request))
+        except UsageError as err:
+            fail(str(err))
     raise typer.Exit(status)
 
 
@@ -289,15 +446,26 @@ def rules_command(
 
 
 @app.command()
-def explain(code: Annotated[str, typer.Argument(help="A rule code, e.g. WAS103.")]) -> None:
+def explain(
+    code: Annotated[str, typer.Argument(help="A rule code or name, e.g. WAS103 or legacy-disruption-mode.")],
+) -> None:
     """Show one rule's documentation, with a failing and a fixed example."""
     from waslint.lint.docs import explain_text
-    from waslint.lint.registry import get_rule
+    from waslint.lint.registry import all_rules, get_rule
 
     rule = get_rule(code)
     if rule is None:
-        fail(f"unknown rule code {code!r} (see `waslint rules`)")
+        fail(
+            f"unknown rule code or name {code!r}{_closest(code, [rule.name for rule in all_rules()])} (see `waslint rules`)"
+        )
     sys.stdout.write(explain_text(rule))
+
+
+def _closest(text: str, names: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(text.strip().lower(), names, n=1)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def main() -> None:

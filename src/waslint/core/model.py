@@ -43,6 +43,10 @@ class RuleInfo:
     what: str
     why: str
     fix: FixKind
+    # every severity its findings carry, highest first (empty: just `severity`)
+    severities: tuple[Severity, ...] = ()
+    # what `waslint fix` does for its findings, in a few words
+    fix_title: str = ""
 
 
 @dataclass(frozen=True)

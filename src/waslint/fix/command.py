@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from waslint import __version__
-from waslint.core.model import Severity
+from waslint.core.model import RuleInfo, Severity, Span
+from waslint.findings import Finding
 from waslint.fix.diff import unified_diff
 from waslint.fix.run import FileState, FixOptions, FixResult, fix_paths
 from waslint.fix.writer import write_atomic
@@ -74,7 +75,10 @@ def run(request: FixRequest, stdin: Any = None, stdout: Any = None, stderr: Any 
     if status or result.internal_errors:
         return 2
     if request.mode in ("check", "diff"):
-        return 1 if result.changed else 0
+        # pending rewrites fail the check unless --fail-on never; so do findings left at or above it
+        if request.threshold == "never":
+            return 0
+        return 1 if result.changed else _threshold_status(result, request.threshold)
     return _threshold_status(result, request.threshold)
 
 
@@ -124,18 +128,52 @@ def render(result: FixResult, request: FixRequest) -> str:
         return render_text(result, request.mode)
     if request.fmt == "json":
         return render_json(result, request.mode)
-    from waslint.report import ReportInput
+    import os
+
+    from waslint.report import ReportInput, source_root
     from waslint.report import render as render_findings
 
+    rules = {rule.code: rule.info for rule in all_rules()}
+    findings = [item.finding for item in result.remaining]
+    if request.mode in ("check", "diff"):
+        findings += pending_findings(result, request, rules)
+    findings.sort(key=Finding.sort_key)
     report = ReportInput(
-        findings=[item.finding for item in result.remaining],
+        findings=findings,
         files=len(result.files),
         documents=result.documents,
         target_version=str(fix_target()),
-        sources={state.path: state.text for state in result.files},
-        rules=[rule.info for rule in all_rules()],
+        # --check and --diff change nothing: positions point into the files as they are
+        sources={state.path: state.original if request.mode != "fix" else state.text for state in result.files},
+        rules=list(rules.values()),
+        root=source_root() if request.fmt in ("sarif", "github") else None,
     )
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if request.fmt == "github" and summary_path:
+        from waslint.report.github import append_step_summary
+
+        problem = append_step_summary(report, summary_path, title=f"waslint fix --{request.mode}")
+        if problem:
+            sys.stderr.write(f"waslint: warning: {problem}\n")
     return render_findings(request.fmt, report)
+
+
+def pending_findings(result: FixResult, request: FixRequest, rules: dict[str, RuleInfo]) -> list[Finding]:
+    """Each rewrite `fix` would make, as a finding at the spot it rewrites (for annotations)."""
+    findings = []
+    for state in result.changed:
+        for fix in state.applied:
+            rule = rules.get(fix.code)
+            severity = request.options.lint.severity.get(fix.code) or (rule.severity if rule else Severity.ERROR)
+            what = rule.fix_title if rule and rule.fix_title else "rewrite it"
+            message = f"`waslint fix` would rewrite {fix.label}: {what}. {fix.message}"
+            span = Span(fix.line, fix.column, fix.line, fix.column + 1)
+            findings.append(
+                Finding(
+                    fix.code, rule.name if rule else fix.code, severity, message, state.path, None, span, None, True
+                )
+            )
+    return findings
 
 
 def _codes(state: FileState) -> str:

@@ -152,7 +152,7 @@ def _refusal(source: SourceFile) -> str | None:
 
 def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple[FixResult, list[str]]:
     """Fix PATH arguments in memory; the caller writes (or diffs) the changed files."""
-    files, errors = discover(paths, options.config.exclude)
+    files, errors = discover(paths, options.config.excludes)
     unique: list[str] = []
     seen: set[str] = set()
     for path in files:
@@ -170,6 +170,10 @@ def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple
     finally:
         if was_enabled:
             gc.enable()
+    stdin_name = options.lint.stdin_filename
+    for state in states:
+        if stdin_name and state.path == "-":
+            state.path = state.source.path = stdin_name
     gc.freeze()
     return fix_states(states, options), errors
 

@@ -48,6 +48,18 @@ class Config:
     source: str | None = None
     root: str = "."
 
+    def excludes(self, path: str) -> bool:
+        """Whether `exclude` drops this path, however it was given (relative, absolute, `./x`,
+        a file named by pre-commit); patterns are relative to the config's folder."""
+        if not self.exclude or path == "-":
+            return False
+        candidates = {os.path.normpath(path).replace(os.sep, "/").removeprefix("./")}
+        relative = _relative_to(path, self.root)
+        if relative is not None and not relative.startswith("../") and relative != "..":
+            candidates.add(relative)
+        candidates = {candidate for candidate in candidates if not candidate.startswith("/")} or candidates
+        return any(_excluded_by(candidate, pattern) for candidate in candidates for pattern in self.exclude)
+
     def ignored_for_path(self, path: str) -> list[str]:
         if not self.per_path_ignores:
             return []
@@ -58,6 +70,15 @@ class Config:
             if any(fnmatch(candidate, pattern) for candidate in (normal, relative) if candidate):
                 codes.extend(pattern_codes)
         return codes
+
+
+def _excluded_by(candidate: str, pattern: str) -> bool:
+    bare = pattern.strip().rstrip("/").removeprefix("./")
+    if not bare or candidate == ".":
+        return False
+    if fnmatch(candidate, bare) or fnmatch(candidate, bare + "/*"):
+        return True
+    return "/" not in bare and any(fnmatch(part, bare) for part in candidate.split("/"))
 
 
 def _relative_to(path: str, root: str) -> str | None:

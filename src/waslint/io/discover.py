@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from fnmatch import fnmatch
 
 from waslint.io.loader import MANIFEST_SUFFIXES, SKIPPED_DIRS
@@ -11,31 +11,43 @@ from waslint.io.loader import MANIFEST_SUFFIXES, SKIPPED_DIRS
 # --------------------------------------------------------------------------- discovery
 
 
-def discover(paths: Iterable[str], exclude: Iterable[str] = ()) -> tuple[list[str], list[str]]:
-    """Expand PATH arguments to manifest files. Returns (files, errors for unreadable paths)."""
-    patterns = list(exclude)
+def discover(paths: Iterable[str], exclude: Iterable[str] | Callable[[str], bool] = ()) -> tuple[list[str], list[str]]:
+    """Expand PATH arguments to manifest files. Returns (files, errors for unreadable paths).
+
+    `exclude` is a list of patterns or a predicate (Config.excludes); it drops files named on the
+    command line too, as pre-commit names them."""
+    if callable(exclude):
+        excluded = exclude
+    else:
+        patterns = list(exclude)
+
+        def excluded(path: str) -> bool:
+            return is_excluded(path, patterns)
+
     files: list[str] = []
     errors: list[str] = []
     for arg in paths:
         if arg == "-":
             files.append("-")
         elif os.path.isdir(arg):
-            files.extend(_walk(arg, patterns))
+            if arg in (".", "./") or not excluded(arg):
+                files.extend(_walk(arg, excluded))
         elif os.path.exists(arg):
-            files.append(arg)
+            if not excluded(arg):
+                files.append(arg)
         else:
             errors.append(f"{arg}: no such file or directory")
     return files, errors
 
 
-def _walk(top: str, patterns: list[str]) -> Iterator[str]:
+def _walk(top: str, excluded: Callable[[str], bool]) -> Iterator[str]:
     for root, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not is_excluded(os.path.join(root, d), patterns))
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not excluded(os.path.join(root, d)))
         for name in sorted(names):
             full = os.path.join(root, name)
             if top == "." and full.startswith("./"):
                 full = full[2:]  # `waslint lint` in a repo: paths as git and editors show them
-            if name.endswith(MANIFEST_SUFFIXES) and not is_excluded(full, patterns):
+            if name.endswith(MANIFEST_SUFFIXES) and not excluded(full):
                 yield full
 
 

@@ -12,7 +12,7 @@ _FIX_LABEL = {FixKind.NONE: "-", FixKind.SAFE: "yes", FixKind.UNSAFE: "unsafe"}
 
 def rules_text() -> str:
     rows = [("CODE", "NAME", "SEVERITY", "FIX", "SUMMARY")]
-    rows += [(r.code, r.name, r.severity.label, _FIX_LABEL[r.fix], r.summary) for r in all_rules()]
+    rows += [(r.code, r.name, r.severity_label, _FIX_LABEL[r.fix], r.summary) for r in all_rules()]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = ["  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row)) for row in rows]
     return "\n".join(line.rstrip() for line in lines) + "\n"
@@ -24,6 +24,7 @@ def rules_json() -> str:
             "code": r.code,
             "name": r.name,
             "severity": r.severity.label,
+            "severities": [severity.label for severity in r.severities],
             "fix": r.fix.value,
             "summary": r.summary,
         }
@@ -36,7 +37,7 @@ def rules_markdown() -> str:
     lines = ["| code | name | severity | fix | what it catches |", "|---|---|---|---|---|"]
     for r in all_rules():
         summary = r.summary.replace("|", "\\|")
-        lines.append(f"| {r.code} | {r.name} | {r.severity.label} | {_FIX_LABEL[r.fix]} | {summary} |")
+        lines.append(f"| {r.code} | {r.name} | {r.severity_label} | {_FIX_LABEL[r.fix]} | {summary} |")
     return "\n".join(lines) + "\n"
 
 
@@ -47,7 +48,7 @@ def explain_text(rule: Rule) -> str:
         FixKind.UNSAFE: "fixable with `waslint fix --unsafe-fixes`",
     }[rule.fix]
     parts = [
-        f"{rule.code} {rule.name} (default severity: {rule.severity.label}; {fix})",
+        f"{rule.code} {rule.name} ({_severity_words(rule)}; {fix})",
         "",
         rule.summary,
         "",
@@ -61,6 +62,8 @@ def explain_text(rule: Rule) -> str:
         parts += ["", "Example (fires)", _indent(rule.example)]
     if rule.use_instead:
         parts += ["", "Use instead", _indent(rule.use_instead)]
+    if rule.fix_title:
+        parts += ["", "What `waslint fix` does", "  " + rule.fix_title]
     parts += [
         "",
         "Suppress",
@@ -68,6 +71,12 @@ def explain_text(rule: Rule) -> str:
         f" or config ignore: [{rule.code}]",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _severity_words(rule: Rule) -> str:
+    if len(rule.severities) == 1:
+        return f"default severity: {rule.severity.label}"
+    return f"default severity: {rule.severity.label}; findings carry {rule.severity_label}"
 
 
 def _indent(block: str) -> str:
@@ -81,7 +90,7 @@ def rules_reference_markdown() -> str:
         out += [
             f"## {r.code} {r.name}",
             "",
-            f"Severity: {r.severity.label}. Fix: {_FIX_LABEL[r.fix]}.",
+            f"Severity: {_severity_words(r)}. Fix: {_FIX_LABEL[r.fix]}.",
             "",
             r.summary,
             "",

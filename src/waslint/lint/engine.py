@@ -39,6 +39,7 @@ class LintOptions:
     snapshot_path: str | None = None
     gates_path: str | None = None
     base_ref: str | None = None
+    stdin_filename: str | None = None  # the path stdin's findings carry (--stdin-filename)
 
     @classmethod
     def from_config(cls, config: Config) -> LintOptions:
@@ -69,11 +70,20 @@ def lint_paths(
 ) -> tuple[LintResult, list[str]]:
     """Lint PATH arguments. Returns the result and the path errors (unreadable paths)."""
     config = config or Config()
-    files, errors = discover(paths, config.exclude)
+    files, errors = discover(paths, config.excludes)
     sources = load_all(files, stdin)
+    name_stdin(sources, options.stdin_filename)
     # Everything loaded lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
     return lint_sources(sources, options, config), errors
+
+
+def name_stdin(sources: list[SourceFile], name: str | None) -> None:
+    """Give stdin the name --stdin-filename chose: findings carry it, per-path config matches it."""
+    if name:
+        for source in sources:
+            if source.path == "-":
+                source.path = name
 
 
 def lint_sources(sources: list[SourceFile], options: LintOptions, config: Config | None = None) -> LintResult:

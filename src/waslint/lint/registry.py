@@ -61,6 +61,10 @@ class Rule:
     use_instead: ClassVar[str] = ""
     # Rules that compare with a git revision (--base): what the example's file held there.
     example_base: ClassVar[str] = ""
+    # What `waslint fix` does for this rule's findings, in a few words (shown by --show-fixes).
+    fix_title: ClassVar[str] = ""
+    # Every severity the rule's findings carry, when some hits differ from `severity`.
+    other_severities: ClassVar[tuple[Severity, ...]] = ()
     # (group, kind) pairs this rule inspects per object; None = every object; empty = none.
     kinds: ClassVar[frozenset[tuple[str, str]] | None] = frozenset()
     # Only objects whose file text contains this string are inspected (a cheap prefilter).
@@ -100,9 +104,29 @@ class Rule:
         return self.fix is not FixKind.NONE
 
     @property
+    def severities(self) -> tuple[Severity, ...]:
+        """The severities findings of this rule carry (before config overrides), highest first."""
+        return tuple(sorted({self.severity, *self.other_severities}, reverse=True))
+
+    @property
+    def severity_label(self) -> str:
+        """`error`, or `error/warning` for a rule whose findings carry either."""
+        return "/".join(severity.label for severity in self.severities)
+
+    @property
     def info(self) -> RuleInfo:
         """What reporters need to know of a rule (SARIF rule descriptors)."""
-        return RuleInfo(self.code, self.name, self.severity, self.summary, self.what, self.why, self.fix)
+        return RuleInfo(
+            self.code,
+            self.name,
+            self.severity,
+            self.summary,
+            self.what,
+            self.why,
+            self.fix,
+            self.severities,
+            self.fix_title,
+        )
 
 
 _REGISTRY: dict[str, Rule] = {}
@@ -129,8 +153,13 @@ def all_rules() -> list[Rule]:
 
 
 def get_rule(code: str) -> Rule | None:
+    """The rule with this code, or with this name (`api-version-not-served`)."""
     all_rules()
-    return _REGISTRY.get(code.upper())
+    found = _REGISTRY.get(code.strip().upper())
+    if found is None:
+        name = code.strip().lower()
+        found = next((rule for rule in _REGISTRY.values() if rule.name == name), None)
+    return found
 
 
 def select_rules(select: Iterable[str] | None, ignore: Iterable[str]) -> Iterator[Rule]:

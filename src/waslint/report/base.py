@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 
-from waslint.core.model import RuleInfo, Severity
+from waslint.core.model import FixKind, RuleInfo, Severity
 from waslint.findings import Finding
 
-FORMATS = ("text", "json", "sarif", "junit", "github")
+FORMATS = ("text", "concise", "json", "sarif", "junit", "github")
 
 
 @dataclass
@@ -22,6 +24,20 @@ class ReportInput:
     tool_name: str = "waslint"
     # The rules of the run's registry (SARIF lists them as the driver's rules).
     rules: list[RuleInfo] = field(default_factory=list)
+    # text and concise: no summary line, nothing at all when nothing is shown
+    quiet: bool = False
+    # text and concise: list the fixable findings and what `waslint fix` would do
+    show_fixes: bool = False
+    # findings below --show-level, left out of `findings` (the exit status still counts them)
+    hidden: int = 0
+    show_level: str | None = None
+    # text: wrap at this many columns
+    width: int = 100
+    # sarif and github: paths are made relative to this folder (%SRCROOT%); None = the current one
+    root: str | None = None
+
+    def rule(self, code: str) -> RuleInfo | None:
+        return next((rule for rule in self.rules if rule.code == code), None)
 
 
 def counts(findings: list[Finding]) -> dict[str, int]:
@@ -29,3 +45,81 @@ def counts(findings: list[Finding]) -> dict[str, int]:
     for finding in findings:
         by[finding.severity.label] += 1
     return by
+
+
+def source_root(start: str | None = None) -> str:
+    """The git top-level folder above `start` (a `.git` folder or file), else `start` itself."""
+    here = os.path.abspath(start or os.getcwd())
+    folder = here
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return here
+        folder = parent
+
+
+def relative_path(path: str, root: str | None) -> str | None:
+    """`path` relative to `root` with `/` separators; None for stdin or a path outside the root."""
+    if path == "-":
+        return None
+    base = os.path.abspath(root or os.getcwd())
+    try:
+        relative = os.path.relpath(os.path.abspath(path), base)
+    except ValueError:  # another drive on Windows
+        return None
+    if relative == ".." or relative.startswith(".." + os.sep):
+        return None
+    return relative.replace(os.sep, "/")
+
+
+# a period that ends a sentence: not in "e.g.", "i.e." or an ellipsis, followed by a capital
+_SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)(?<!\.)\.\s+(?=[A-Z`\"'(])")
+
+
+def split_message(message: str) -> tuple[str, str]:
+    """The first sentence of a message, and the detail after it ('' when it is one sentence)."""
+    found = _SENTENCE_END.search(message)
+    if found is None:
+        return message.strip(), ""
+    return message[: found.start() + 1].strip(), message[found.end() :].strip()
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary_line(report: ReportInput) -> str:
+    """`Found 12 findings (10 errors, 1 warning, 1 info) in 5 files, 8 documents, target ...`."""
+    by = counts(report.findings)
+    scanned = f"{plural(report.files, 'file')}, {plural(report.documents, 'document')}"
+    hidden = ""
+    if report.hidden:
+        hidden = f" {plural(report.hidden, 'finding')} below --show-level {report.show_level} not shown."
+    if not report.findings:
+        return f"No findings ({scanned}, target Kubernetes {report.target_version}).{hidden}"
+    fixable = sum(1 for finding in report.findings if finding.fixable)
+    text = (
+        f"Found {plural(len(report.findings), 'finding')} ({plural(by['error'], 'error')},"
+        f" {plural(by['warning'], 'warning')}, {by['info']} info) in {scanned},"
+        f" target Kubernetes {report.target_version}."
+    )
+    if fixable:
+        text += f" {fixable} fixable with `waslint fix`."
+    return text + hidden
+
+
+def fix_lines(report: ReportInput) -> list[str]:
+    """--show-fixes: each fixable finding and what `waslint fix` would do for it."""
+    fixable = [finding for finding in report.findings if finding.fixable]
+    if not fixable:
+        return ["No fixable findings."]
+    lines = [f"{plural(len(fixable), 'fixable finding')} (`waslint fix` would):"]
+    for finding in fixable:
+        rule = report.rule(finding.code)
+        title = rule.fix_title if rule and rule.fix_title else f"see `waslint explain {finding.code}`"
+        if rule is not None and rule.fix is FixKind.UNSAFE:
+            title += " [unsafe: --unsafe-fixes]"
+        lines.append(f"  {finding.path}:{finding.span.line}:{finding.span.column}: {finding.code} {title}")
+    return lines

@@ -3,34 +3,45 @@
 from __future__ import annotations
 
 import json
+import pathlib
 from typing import Any
+from urllib.parse import quote
 
 from waslint import __version__
 from waslint.core.model import RuleInfo, Severity
-from waslint.report.base import ReportInput
+from waslint.report.base import ReportInput, relative_path
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
 
 
 def _rule_json(rule: RuleInfo) -> dict[str, Any]:
     return {
         "id": rule.code,
         "name": rule.name,
-        "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": rule.what},
-        "help": {"text": f"{rule.what}\n\nWhy: {rule.why}"},
+        "shortDescription": {"text": rule.summary or rule.name},
+        "fullDescription": {"text": rule.what or rule.summary or rule.name},
+        "help": {"text": f"{rule.what}\n\nWhy: {rule.why}" if rule.why else rule.what or rule.name},
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
-        "properties": {"fixable": rule.fix.value},
+        "properties": {"fixable": rule.fix.value, "severities": [s.label for s in rule.severities or (rule.severity,)]},
     }
 
 
-def _uri(path: str) -> str:
-    return "stdin" if path == "-" else path.replace("\\", "/").removeprefix("./")
+def artifact_location(path: str, root: str) -> dict[str, str]:
+    """A repository-relative URI against %SRCROOT%; stdin stays `-`; a file outside the root
+    gets its absolute file: URI."""
+    if path == "-":
+        return {"uri": "-"}
+    relative = relative_path(path, root)
+    if relative is None:
+        return {"uri": pathlib.Path(path).resolve().as_uri()}
+    return {"uri": quote(relative), "uriBaseId": SRCROOT}
 
 
 def render(report: ReportInput) -> str:
     rules = sorted(report.rules, key=lambda rule: rule.code)
+    root = str(pathlib.Path(report.root or ".").resolve())
     positions = {rule.code: position for position, rule in enumerate(rules)}
     results = []
     for finding in report.findings:
@@ -44,7 +55,7 @@ def render(report: ReportInput) -> str:
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": _uri(finding.path)},
+                            "artifactLocation": artifact_location(finding.path, root),
                             "region": {
                                 "startLine": span.line,
                                 "startColumn": span.column,
@@ -73,6 +84,7 @@ def render(report: ReportInput) -> str:
                         "rules": [_rule_json(rule) for rule in rules],
                     }
                 },
+                "originalUriBaseIds": {SRCROOT: {"uri": pathlib.Path(root).as_uri().rstrip("/") + "/"}},
                 "results": results,
                 "properties": {"targetVersion": report.target_version},
             }

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from waslint.io.loader import Document, parse_bytes
-from waslint.knowledge.gates import COMPONENTS
+from waslint.knowledge.gates import COMPONENTS, gate_table
 
 
 class GatesFileError(Exception):
@@ -51,6 +52,20 @@ def load_gates_file(path: str) -> GatesFile:
         for gate, value in entries.items():
             if not isinstance(gate, str) or not isinstance(value, bool):
                 raise GatesFileError(f"--gates {path}: {component}.{gate}: expected true or false, got {value!r}")
+            _check_spelling(path, component, gate)
             parsed[gate] = value
         gates[component] = parsed
     return GatesFile(path, gates, doc)
+
+
+def _check_spelling(path: str, component: str, gate: str) -> None:
+    """A gate waslint does not know but one letter or two from one it knows is a typo: stop.
+    Gates far from every known one are other Kubernetes gates and are kept as they are."""
+    known = gate_table()
+    if gate in known:
+        return
+    by_lower = {name.lower(): name for name in known}
+    close = difflib.get_close_matches(gate.lower(), list(by_lower), n=1, cutoff=0.8)
+    if close:
+        suggestion = by_lower[close[0]]
+        raise GatesFileError(f"--gates {path}: {component}.{gate}: unknown feature gate; did you mean {suggestion}?")

@@ -198,7 +198,7 @@ spec:
                     obj,
                     _differing_field(mine, theirs),
                     f"claim {mine.name!r} does not match the {group.label} claim of the same"
-                    f" name: {who} {mine.show()} vs group {theirs.show()}. Only an identical"
+                    f" name. {who} {mine.show()} vs group {theirs.show()}: only an identical"
                     " triple (name, resourceClaimName, resourceClaimTemplateName) shares the"
                     " group's claim; this one silently becomes a per-Pod claim. Write the group's"
                     f" entry here: {theirs.show()}",

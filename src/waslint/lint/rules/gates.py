@@ -96,6 +96,7 @@ class GateInconsistent(Rule):
     code = "WAS701"
     name = "gate-inconsistent"
     severity = Severity.ERROR
+    other_severities = (Severity.WARNING,)  # components not confirmed: a warning
     summary = "A gate is on for some of the components that need it and off on others."
     what = (
         "Builds the gate inventory of the run (kube-apiserver, kube-scheduler and"

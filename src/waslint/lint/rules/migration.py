@@ -23,6 +23,7 @@ class ApiVersionNotServed(Rule):
     code = "WAS101"
     name = "api-version-not-served"
     severity = Severity.ERROR
+    fix_title = "rewrite the object as scheduling.k8s.io/v1beta1 (v1alpha3 for CompositePodGroup), mapping every field"
     summary = "The apiVersion/kind is not served by the target Kubernetes release."
     what = (
         "Flags scheduling.k8s.io Workload, PodGroup and CompositePodGroup objects whose apiVersion"
@@ -111,6 +112,8 @@ class AlphaApiInUse(Rule):
     code = "WAS102"
     name = "alpha-api-in-use"
     severity = Severity.WARNING
+    fix_title = "change the apiVersion to scheduling.k8s.io/v1beta1 (same schema)"
+    other_severities = (Severity.INFO,)
     summary = "An alpha WAS apiVersion is used where the target serves a beta one."
     what = (
         "Workload/PodGroup at `scheduling.k8s.io/v1alpha3` when the target serves `v1beta1`: the"
@@ -169,6 +172,7 @@ class LegacyDisruptionMode(Rule):
     code = "WAS103"
     name = "legacy-disruption-mode"
     severity = Severity.ERROR
+    fix_title = "rewrite disruptionMode as {single: {}} or {all: {}}"
     summary = "`disruptionMode` is written as a 1.36 string; 1.37 takes `{single: {}}` or `{all: {}}`."
     what = (
         "Flags `disruptionMode: Pod` / `disruptionMode: PodGroup` (the 1.36 string form) in a"
@@ -244,6 +248,7 @@ class LegacyTemplateRef(Rule):
     code = "WAS104"
     name = "legacy-template-ref"
     severity = Severity.ERROR
+    fix_title = "move spec.podGroupTemplateRef.workload to spec.workloadRef (podGroupTemplateName becomes templateName)"
     summary = "PodGroup `spec.podGroupTemplateRef.workload` (1.36) is `spec.workloadRef` in 1.37."
     what = (
         "Flags `spec.podGroupTemplateRef.workload.{workloadName,podGroupTemplateName}` on a"
@@ -301,6 +306,7 @@ class LegacyPodWorkloadRef(Rule):
     code = "WAS105"
     name = "legacy-pod-workload-ref"
     severity = Severity.ERROR
+    fix_title = "add a PodGroup object and point spec.schedulingGroup.podGroupName at it (--unsafe-fixes)"
     summary = "A Pod or pod template uses `spec.workloadRef` (1.35), removed in 1.36."
     what = (
         "Flags `spec.workloadRef` in a Pod or in the pod template of any workload kind when the"

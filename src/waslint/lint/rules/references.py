@@ -158,6 +158,7 @@ class DanglingWorkloadRef(Rule):
     code = "WAS402"
     name = "dangling-workload-ref"
     severity = Severity.ERROR
+    other_severities = (Severity.WARNING,)
     summary = "A PodGroup/CompositePodGroup `workloadRef` names a missing Workload or template."
     what = (
         "Resolves `spec.workloadRef.{workloadName,templateName}` of every PodGroup and"
@@ -617,6 +618,7 @@ class UnknownPriorityClass(Rule):
     code = "WAS405"
     name = "unknown-priority-class"
     severity = Severity.WARNING
+    other_severities = (Severity.ERROR,)  # templates of one Workload that disagree
     summary = "`priorityClassName` names no PriorityClass; or one Workload's templates disagree on priority."
     what = (
         "Checks `priorityClassName` on Workload templates (the whole tree), PodGroups,"

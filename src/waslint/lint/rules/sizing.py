@@ -729,6 +729,7 @@ class MinMemberDrift(Rule):
     code = "WAS305"
     name = "min-member-drift"
     severity = Severity.ERROR
+    other_severities = (Severity.WARNING,)  # a gang smaller than its Pods
     summary = "A KAI, Volcano or coscheduling gang size disagrees with the workload's Pod count."
     what = (
         "Compares third-party gang sizes with the number of Pods they gate. Greater than the"
