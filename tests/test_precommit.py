@@ -45,3 +45,11 @@ def test_pre_commit_hook_blocks_a_bad_manifest_and_passes_a_good_one(tmp_path: P
     assert "WAS103" in failing.stdout and "bad.yaml" in failing.stdout
     passing = run("good.yaml")
     assert passing.returncode == 0, passing.stdout + passing.stderr
+    # pre-commit names every staged file: `exclude` in the config must still drop a chart template
+    templates = repo / "charts" / "gpu" / "templates"
+    templates.mkdir(parents=True)
+    (templates / "workload.yaml").write_text("{{- if .Values.gang }}\nkind: {{ .Values.kind }\n{{- end }}\n")
+    (repo / ".waslint.yaml").write_text("exclude: [charts/*/templates]\n")
+    _git(repo, "add", ".")
+    excluded = run("charts/gpu/templates/workload.yaml", "good.yaml")
+    assert excluded.returncode == 0, excluded.stdout + excluded.stderr

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -90,8 +91,9 @@ DEMO = FIXTURES / "demo"
 CONCISE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>WAS\d{3}) (?P<message>.+)$")
 
 
-def _json_findings(*args: str) -> list[dict[str, Any]]:
-    return json.loads(run_cli("lint", "--format", "json", *args).stdout)["findings"]  # type: ignore[no-any-return]
+def _json_findings(*args: str, cwd: Path | None = None) -> list[dict[str, Any]]:
+    result = run_cli("lint", "--format", "json", *args, cwd=cwd)
+    return json.loads(result.stdout)["findings"]  # type: ignore[no-any-return]
 
 
 def test_statistics_count_each_code_with_name_severity_and_fixable() -> None:
@@ -227,3 +229,218 @@ def test_clip_line_never_puts_the_caret_past_what_it_prints(line: str, start: in
     if line and start < len(line):
         offset = start - caret_start
         assert shown[caret_start] == line[start] or (shown.startswith("...") and offset == 0)
+
+
+# --------------------------------------------------------------------------- GitHub Actions
+
+V1ALPHA2 = (RULE_FIXTURES / "WAS101" / "bad.yaml").read_text()
+LEVEL_ORDER = {"error": 0, "warning": 1, "notice": 2}
+ANNOTATION = re.compile(r"^::(?P<level>error|warning|notice) file=(?P<file>[^,]+),line=(?P<line>\d+),")
+
+
+def _annotations(text: str) -> list[re.Match[str]]:
+    found = [ANNOTATION.match(line) for line in text.splitlines()]
+    assert all(found), text
+    return [match for match in found if match]
+
+
+def test_github_format_is_the_default_inside_actions_errors_first_with_a_step_summary(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    result = run_cli("lint", "fixtures/demo", cwd=ROOT, env=env)
+    assert result.returncode == 1
+    annotations = _annotations(result.stdout)
+    assert len(annotations) == len(_json_findings(str(DEMO)))
+    levels = [LEVEL_ORDER[a["level"]] for a in annotations]
+    assert levels == sorted(levels) and levels[0] == 0 and levels[-1] == 2
+    assert annotations[0]["file"] == "fixtures/demo/platform/queues.yaml"  # relative to the repository
+    text = summary.read_text()
+    assert text.startswith("earlier step\n### waslint: 12 findings\n")  # appended, never overwritten
+    assert "| WAS101 | api-version-not-served | error | 2 | 2 |" in text
+    rows = [line for line in text.splitlines() if line.startswith("| error |") or line.startswith("| info |")]
+    assert rows[0].startswith("| error |") and rows[-1].startswith("| info |")
+    # an explicit --format wins; no summary for other formats
+    explicit = run_cli("lint", "--format", "concise", "-q", "fixtures/demo", cwd=ROOT, env=env)
+    assert explicit.stdout.startswith("fixtures/demo/")
+    assert summary.read_text() == text
+
+
+def test_fix_check_annotates_every_pending_rewrite(tmp_path: Path) -> None:
+    (tmp_path / "w.yaml").write_text(V1ALPHA2)
+    (tmp_path / ".git").mkdir()
+    summary = tmp_path / "summary.md"
+    planned = json.loads(run_cli("fix", "--check", "--format", "json", ".", cwd=tmp_path).stdout)
+    fixes = planned["files"][0]["fixes"]
+    assert fixes
+    result = run_cli(
+        "fix", "--check", ".", cwd=tmp_path, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    )
+    assert result.returncode == 1
+    annotations = _annotations(result.stdout)
+    assert [(a["file"], int(a["line"])) for a in annotations] == [("w.yaml", fix["line"]) for fix in fixes]
+    assert all("`waslint fix` would rewrite" in line for line in result.stdout.splitlines())
+    assert "### waslint fix --check: " in summary.read_text()
+    assert (tmp_path / "w.yaml").read_text() == V1ALPHA2
+    sarif = json.loads(run_cli("fix", "--check", "--format", "sarif", ".", cwd=tmp_path).stdout)
+    results = sarif["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == [fix["code"] for fix in fixes]
+    location = results[0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "w.yaml", "uriBaseId": "%SRCROOT%"}
+    _validate_sarif(sarif)
+
+
+def test_fix_check_and_diff_honour_fail_on(tmp_path: Path) -> None:
+    (tmp_path / "w.yaml").write_text(V1ALPHA2)
+    for mode in ("--check", "--diff"):
+        assert run_cli("fix", mode, "w.yaml", cwd=tmp_path).returncode == 1
+        assert run_cli("fix", mode, "--fail-on", "never", "w.yaml", cwd=tmp_path).returncode == 0
+    # nothing to rewrite, but a finding left at or above --fail-on (a chart template is never rewritten)
+    (tmp_path / "chart.yaml").write_text(V1ALPHA2.replace("name: training", 'name: "{{ .Release.Name }}"', 1))
+    held = run_cli("fix", "--check", "chart.yaml", cwd=tmp_path)
+    assert held.returncode == 1 and "Nothing to fix in 1 file." in held.stdout
+    assert run_cli("fix", "--check", "--fail-on", "never", "chart.yaml", cwd=tmp_path).returncode == 0
+    assert run_cli("fix", "--check", "--ignore", "WAS101", "chart.yaml", cwd=tmp_path).returncode == 0
+
+
+# --------------------------------------------------------------------------- SARIF and stdin
+
+
+def _validate_sarif(log: dict[str, Any]) -> None:
+    schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.validate(log, schema)
+
+
+def test_sarif_uris_are_relative_to_the_repository_root(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "deploy" / "team a").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "deploy" / "team a" / "w.yaml").write_text(V1ALPHA2)
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text(V1ALPHA2)
+    for cwd, target in ((repo, "deploy"), (repo / "deploy", "."), (tmp_path, str(repo / "deploy"))):
+        log = json.loads(run_cli("lint", "--format", "sarif", target, cwd=cwd).stdout)
+        _validate_sarif(log)
+        run = log["runs"][0]
+        assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == (repo if cwd != tmp_path else tmp_path).as_uri() + "/"
+        uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+        expected = "deploy/team%20a/w.yaml" if cwd != tmp_path else "repo/deploy/team%20a/w.yaml"
+        assert uris == {expected}
+    log = json.loads(run_cli("lint", "--format", "sarif", str(outside), cwd=repo).stdout)
+    location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": outside.as_uri()}
+    _validate_sarif(log)
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "junit", "github", "concise", "text"])
+def test_stdin_is_dash_in_every_format_unless_named(fmt: str, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    plain = run_cli("lint", "--format", fmt, "-", stdin=V1ALPHA2, cwd=tmp_path).stdout
+    named = run_cli("lint", "--format", fmt, "--stdin-filename", "deploy/w.yaml", "-", stdin=V1ALPHA2, cwd=tmp_path)
+    spelled = {
+        "json": ('"path": "-"', '"path": "deploy/w.yaml"'),
+        "sarif": ('"uri": "-"', '"uri": "deploy/w.yaml"'),
+        "junit": ('name="-"', 'name="deploy/w.yaml"'),
+        "github": ("file=-,", "file=deploy/w.yaml,"),
+        "concise": ("-:2:1: WAS101", "deploy/w.yaml:2:1: WAS101"),
+        "text": ("-\n", "deploy/w.yaml\n"),
+    }[fmt]
+    assert spelled[0] in plain and '"stdin"' not in plain
+    assert spelled[1] in named.stdout and spelled[0] not in named.stdout
+
+
+def test_per_path_config_applies_to_stdin_through_stdin_filename(tmp_path: Path) -> None:
+    (tmp_path / ".waslint.yaml").write_text('per-path-ignores:\n  "legacy/*": [WAS1]\n')
+    assert run_cli("lint", "-", stdin=V1ALPHA2, cwd=tmp_path).returncode == 1
+    named = run_cli("lint", "--stdin-filename", "legacy/w.yaml", "-", stdin=V1ALPHA2, cwd=tmp_path)
+    assert named.returncode == 0, named.stdout
+    # the config is found from the named file's folder, as for a file on disk
+    (tmp_path / "legacy").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    from_afar = run_cli(
+        "lint", "--stdin-filename", str(tmp_path / "legacy" / "w.yaml"), "-", stdin=V1ALPHA2, cwd=elsewhere
+    )
+    assert from_afar.returncode == 0, from_afar.stdout
+    fixed = run_cli("fix", "--stdin-filename", "deploy/w.yaml", "-", stdin=V1ALPHA2, cwd=tmp_path)
+    assert fixed.returncode == 0 and "scheduling.k8s.io/v1beta1" in fixed.stdout
+
+
+# --------------------------------------------------------------------------- config in real repositories
+
+TEMPLATE = "{{- if .Values.gang }}\nkind: {{ .Values.kind }\n{{- end }}\n"
+
+
+def test_exclude_matches_however_the_path_is_given(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    templates = repo / "charts" / "gpu" / "templates"
+    templates.mkdir(parents=True)
+    (templates / "workload.yaml").write_text(TEMPLATE)
+    (repo / "vendor" / "x").mkdir(parents=True)
+    (repo / "vendor" / "x" / "w.yaml").write_text(V1ALPHA2)
+    (repo / "ok.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    (repo / ".waslint.yaml").write_text("exclude: [charts/*/templates, vendor]\n")
+    template = templates / "workload.yaml"
+    cases = [
+        (repo, ["."]),
+        (repo, ["charts/gpu/templates/workload.yaml", "ok.yaml"]),  # named, as pre-commit does
+        (repo, ["./charts/gpu/templates/workload.yaml"]),
+        (repo, [str(template)]),
+        (repo / "charts", ["gpu/templates/workload.yaml"]),  # relative to the config's folder, not the cwd
+        (repo / "charts" / "gpu", ["."]),
+        (tmp_path, [str(repo)]),
+        (repo, ["vendor/x/w.yaml"]),
+    ]
+    for cwd, args in cases:
+        result = run_cli("lint", "--format", "json", *args, cwd=cwd)
+        assert result.returncode == 0, (cwd, args, result.stdout, result.stderr)
+        assert json.loads(result.stdout)["findings"] == [], (cwd, args)
+    (repo / ".waslint.yaml").write_text("exclude: []\n")
+    assert run_cli("lint", "charts/gpu/templates/workload.yaml", cwd=repo).returncode == 1
+
+
+def test_the_config_is_found_from_the_linted_paths(tmp_path: Path) -> None:
+    for team, ignored in (("team-a", "WAS101"), ("team-b", "WAS103")):
+        (tmp_path / team).mkdir()
+        (tmp_path / team / ".waslint.yaml").write_text(f"ignore: [{ignored}]\n")
+        (tmp_path / team / "w.yaml").write_text((DEMO / "training" / "workload.yaml").read_text())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    one = _json_findings(str(tmp_path / "team-a" / "w.yaml"), cwd=elsewhere)
+    assert one and "WAS101" not in {f["code"] for f in one}
+    both = _json_findings(str(tmp_path / "team-a"), str(tmp_path / "team-b" / "w.yaml"), cwd=elsewhere)
+    by_team = {team: {f["code"] for f in both if f"/{team}/" in f["path"]} for team in ("team-a", "team-b")}
+    assert "WAS101" not in by_team["team-a"] and "WAS103" in by_team["team-a"]
+    assert "WAS103" not in by_team["team-b"] and "WAS101" in by_team["team-b"]
+    assert [f["path"] for f in both] == sorted(f["path"] for f in both)
+    # --config still wins over every nearer file
+    (elsewhere / "strict.yaml").write_text("select: [WAS101]\n")
+    forced = _json_findings("--config", str(elsewhere / "strict.yaml"), str(tmp_path / "team-a"), cwd=elsewhere)
+    assert {f["code"] for f in forced} == {"WAS101"}
+
+
+def test_select_accumulates_and_warns_when_config_ignore_removes_it(tmp_path: Path) -> None:
+    picked = {f["code"] for f in _json_findings("--select", "WAS101", "--select", "WAS103,WAS104", str(DEMO))}
+    assert picked == {"WAS101", "WAS103", "WAS104"}
+    ignored = {f["code"] for f in _json_findings("--ignore", "WAS101", "--ignore", "WAS103", str(DEMO))}
+    assert not ignored & {"WAS101", "WAS103"} and "WAS104" in ignored
+    (tmp_path / ".waslint.yaml").write_text("ignore: [WAS103]\n")
+    (tmp_path / "w.yaml").write_text((DEMO / "training" / "workload.yaml").read_text())
+    result = run_cli("lint", "--select", "WAS103", "--select", "WAS101", "w.yaml", cwd=tmp_path)
+    assert "warning: --select WAS103: `ignore` in" in result.stderr
+    assert "WAS101" not in result.stderr.split("warning:", 1)[1].split("\n", 1)[0].split("(")[0]
+    assert "WAS103" not in result.stdout and "WAS101" in result.stdout
+    quiet = run_cli("lint", "--select", "WAS101", "w.yaml", cwd=tmp_path)
+    assert "warning" not in quiet.stderr
+
+
+def test_a_misspelt_gate_in_gates_names_the_closest_one(tmp_path: Path) -> None:
+    gates = tmp_path / "gates.yaml"
+    gates.write_text("kube-scheduler:\n  GangSchedulng: true\n")
+    result = run_cli("lint", "--gates", str(gates), str(DEMO))
+    assert result.returncode == 2
+    assert "kube-scheduler.GangSchedulng: unknown feature gate; did you mean GangScheduling?" in result.stderr
+    gates.write_text("kube-scheduler:\n  genericworkload: true\n")
+    assert "did you mean GenericWorkload?" in run_cli("lint", "--gates", str(gates), str(DEMO)).stderr
+    gates.write_text("kube-scheduler:\n  GenericWorkload: true\n  SidecarContainers: true\n")  # not a WAS gate: kept
+    assert run_cli("lint", "--gates", str(gates), str(DEMO)).returncode == 1

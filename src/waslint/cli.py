@@ -455,9 +455,8 @@ def explain(
 
     rule = get_rule(code)
     if rule is None:
-        fail(
-            f"unknown rule code or name {code!r}{_closest(code, [rule.name for rule in all_rules()])} (see `waslint rules`)"
-        )
+        hint = _closest(code, [known.name for known in all_rules()])
+        fail(f"unknown rule code or name {code!r}{hint} (see `waslint rules`)")
     sys.stdout.write(explain_text(rule))
 
 
