@@ -444,3 +444,25 @@ def test_a_misspelt_gate_in_gates_names_the_closest_one(tmp_path: Path) -> None:
     assert "did you mean GenericWorkload?" in run_cli("lint", "--gates", str(gates), str(DEMO)).stderr
     gates.write_text("kube-scheduler:\n  GenericWorkload: true\n  SidecarContainers: true\n")  # not a WAS gate: kept
     assert run_cli("lint", "--gates", str(gates), str(DEMO)).returncode == 1
+
+
+def test_readme_shows_the_real_statistics_concise_and_show_fixes_output() -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### Reading 500 findings", 1)[1].split("\n## ", 1)[0]
+    outputs = re.findall(r"```\n(.*?)```", re.sub(r"```sh\n.*?```", "", section, flags=re.S), re.S)
+    statistics = run_cli("lint", "--statistics", "fixtures/demo", cwd=ROOT).stdout
+    concise = run_cli("lint", "--format", "concise", "--show-level", "error", "-q", "fixtures/demo/training", cwd=ROOT)
+    fixes = run_cli(
+        "lint",
+        "--show-fixes",
+        "-q",
+        "--format",
+        "concise",
+        "--select",
+        "WAS1",
+        "fixtures/demo/training/workload.yaml",
+        cwd=ROOT,
+    ).stdout
+    assert outputs[0] == statistics
+    assert outputs[1] == "".join(line + "\n" for line in concise.stdout.splitlines() if "WAS502" in line)
+    assert fixes.endswith(outputs[2])

@@ -1,0 +1,171 @@
+"""CI and hooks: the composite action and the README snippets work when pasted."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+import yaml
+
+from conftest import ROOT
+from waslint import __version__
+from waslint.cli import app
+
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+README = (ROOT / "README.md").read_text()
+EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+def _options(command: str) -> set[str]:
+    group = typer.main.get_command(app)
+    found = group.commands[command]  # type: ignore[attr-defined]
+    return {opt for param in found.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")}
+
+
+def _waslint_calls(script: str) -> list[list[str]]:
+    """Every `waslint ...` command line of a shell script (after joining continued lines)."""
+    calls = []
+    for line in script.replace("\\\n", " ").splitlines():
+        for part in re.split(r"&&|\|\||;|\|", line):
+            words = shlex.split(part, comments=True)
+            if words and words[0] == "waslint":
+                calls.append(words[1:])
+    return calls
+
+
+def _check_flags(call: list[str]) -> None:
+    command, *args = call
+    known = _options(command)
+    for word in args:
+        if word.startswith("--"):
+            assert word.split("=", 1)[0] in known, f"`waslint {command}` has no option {word}"
+
+
+def test_action_inputs_and_flags_are_real() -> None:
+    assert ACTION["runs"]["using"] == "composite"
+    declared = set(ACTION["inputs"])
+    steps = ACTION["runs"]["steps"]
+    referenced = set()
+    for step in steps:
+        text = json.dumps(step)
+        referenced |= set(re.findall(r"inputs\.([a-z-]+)", text))
+        if "run" in step:
+            assert step.get("shell") == "bash"
+            for call in _waslint_calls(step["run"]):
+                _check_flags(call)
+    assert referenced <= declared, referenced - declared
+    assert declared - {"python-version"} <= referenced  # every input is used
+    for name in ("fail-on", "target-version", "config"):
+        assert f"--{name}" in _options("lint")
+    upload = next(step for step in steps if str(step.get("uses", "")).startswith("github/codeql-action/upload-sarif"))
+    assert upload["if"].startswith("always()")
+    sarif_step = next(step for step in steps if "--format sarif" in step.get("run", ""))
+    assert "--fail-on never" in sarif_step["run"]
+    assert steps.index(sarif_step) < steps.index(upload)
+    install = next(step for step in steps if "pip install" in step.get("run", ""))
+    assert "$GITHUB_ACTION_PATH" in install["run"]
+
+
+def _render(value: str, inputs: dict[str, str]) -> str:
+    def one(match: re.Match[str]) -> str:
+        expression = match.group(1)
+        assert expression.startswith("inputs."), expression
+        return inputs[expression.removeprefix("inputs.")]
+
+    return EXPRESSION.sub(one, value)
+
+
+def _run_step(
+    step: dict[str, Any], inputs: dict[str, str], cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    full = {key: value for key, value in os.environ.items() if not key.startswith("GITHUB_")}
+    full["PATH"] = str(Path(sys.executable).parent) + os.pathsep + full.get("PATH", "")
+    full["PYTHONPATH"] = str(ROOT / "src")
+    full.update(env)
+    full.update({key: _render(str(value), inputs) for key, value in step.get("env", {}).items()})
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="bash missing")
+def test_action_steps_run_sarif_upload_first_then_fail_with_annotations(tmp_path: Path) -> None:
+    inputs = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
+    inputs.update({"paths": "fixtures/demo fixtures/rules/WAS103/bad.yaml", "sarif-file": str(tmp_path / "w.sarif")})
+    steps = {step["name"]: step for step in ACTION["runs"]["steps"]}
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    sarif = _run_step(steps["waslint (SARIF)"], inputs, ROOT, env)
+    assert sarif.returncode == 0, sarif.stderr  # findings never stop the upload
+    log = json.loads((tmp_path / "w.sarif").read_text())
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
+    assert "fixtures/rules/WAS103/bad.yaml" in uris
+    annotate = _run_step(steps["waslint (annotations)"], inputs, ROOT, env)
+    assert annotate.returncode == 1
+    assert annotate.stdout.startswith("::error file=fixtures/")
+    assert "### waslint: " in summary.read_text()
+    inputs.update({"fail-on": "never", "target-version": "1.36", "config": str(tmp_path / "none.yaml")})
+    (tmp_path / "none.yaml").write_text("ignore: [WAS103]\n")
+    relaxed = _run_step(steps["waslint (annotations)"], inputs, ROOT, env)
+    assert relaxed.returncode == 0, relaxed.stderr
+    assert "title=WAS103" not in relaxed.stdout and "Kubernetes 1.36" in relaxed.stdout
+
+
+def _yaml_blocks(marker: str) -> list[Any]:
+    blocks = re.findall(r"```yaml\n(.*?)```", README, re.S)
+    return [yaml.safe_load(block) for block in blocks if marker in block]
+
+
+def test_readme_github_actions_workflow_uploads_sarif_even_with_findings() -> None:
+    workflows = _yaml_blocks("codeql-action/upload-sarif")
+    assert workflows
+    for workflow in workflows:
+        steps = workflow["jobs"]["waslint"]["steps"]
+        runs = [step.get("run", "") for step in steps]
+        install = next(run for run in runs if "pip install" in run)
+        assert f'"git+https://github.com/OWNER/waslint@v{__version__}"' in install
+        upload_at = next(i for i, step in enumerate(steps) if "upload-sarif" in str(step.get("uses", "")))
+        producer = next(step for step in steps if "--format sarif" in step.get("run", ""))
+        assert steps[upload_at].get("if") == "always()" or "--fail-on never" in producer["run"]
+        assert steps.index(producer) < upload_at
+        sarif_file = steps[upload_at]["with"]["sarif_file"]
+        assert f"-o {sarif_file}" in producer["run"] or f"--output {sarif_file}" in producer["run"]
+        assert workflow["permissions"]["security-events"] == "write"
+        for run in runs:
+            for call in _waslint_calls(run):
+                _check_flags(call)
+    assert "OWNER" in README.split("git+https://github.com/OWNER/waslint", 1)[1][:2000]
+
+
+def test_readme_action_snippet_uses_declared_inputs() -> None:
+    snippets = _yaml_blocks("uses: OWNER/waslint@")
+    assert snippets
+    for snippet in snippets:
+        steps = snippet["jobs"]["waslint"]["steps"]
+        action = next(step for step in steps if str(step.get("uses", "")).startswith("OWNER/waslint@"))
+        assert action["uses"] == f"OWNER/waslint@v{__version__}"
+        assert set(action.get("with", {})) <= set(ACTION["inputs"])
+
+
+def test_readme_pre_commit_snippet_pins_the_release_tag_and_real_hooks() -> None:
+    hooks = {hook["id"] for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    configs = _yaml_blocks("rev:")
+    assert configs
+    for config in configs:
+        for repo in config["repos"]:
+            assert repo["repo"] == "https://github.com/OWNER/waslint"
+            assert repo["rev"] == f"v{__version__}"  # the tag of this version (git tag v0.1.0)
+            assert {hook["id"] for hook in repo["hooks"]} <= hooks
