@@ -466,3 +466,23 @@ def test_readme_shows_the_real_statistics_concise_and_show_fixes_output() -> Non
     assert outputs[0] == statistics
     assert outputs[1] == "".join(line + "\n" for line in concise.stdout.splitlines() if "WAS502" in line)
     assert fixes.endswith(outputs[2])
+
+
+def test_colour_changes_nothing_but_escape_codes() -> None:
+    from waslint.report import ReportInput
+    from waslint.report.text import render
+
+    result = lint_path(DEMO)
+    sources = {source.path: source.text for source in result.files}
+    rules = [rule.info for rule in all_rules()]
+
+    def report(color: bool) -> str:
+        return render(
+            ReportInput(
+                result.findings, len(result.files), result.documents, "1.37", sources, color, rules=rules, width=72
+            )
+        )
+
+    coloured = report(True)
+    assert "\x1b[31m" in coloured
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == report(False)

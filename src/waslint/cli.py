@@ -161,12 +161,15 @@ def config_groups(
     if config_path:
         return [(config_path, paths)]
     groups: dict[str | None, list[str]] = {}
+    by_folder: dict[str, str | None] = {}  # pre-commit names hundreds of files in a few folders
     for path in paths:
         if path == "-":
-            start = os.path.dirname(os.path.abspath(stdin_filename)) if stdin_filename else None
+            start = os.path.dirname(os.path.abspath(stdin_filename)) if stdin_filename else os.getcwd()
         else:
-            start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-        groups.setdefault(find_config(start), []).append(path)
+            start = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+        if start not in by_folder:
+            by_folder[start] = find_config(start)
+        groups.setdefault(by_folder[start], []).append(path)
     return list(groups.items())
 
 

@@ -67,6 +67,7 @@ def _finding_lines(finding: Finding, lines: list[str], paint: _Painter, width: i
     wrapped = textwrap.wrap(
         head, width, initial_indent=prefix, subsequent_indent=indent, break_on_hyphens=False, break_long_words=True
     )
+    wrapped = wrapped or [prefix.rstrip()]
     wrapped[0] = _paint_prefix(wrapped[0], finding, paint)
     if finding.fixable and wrapped[-1].endswith(_FIXABLE):
         wrapped[-1] = wrapped[-1][: -len(_FIXABLE)] + paint(_FIXABLE, "32")
