@@ -62,7 +62,9 @@ FailOnOption = Annotated[
 ConfigOption = Annotated[
     str | None,
     typer.Option(
-        "--config", help="Config file (default: nearest .waslint.yaml, else [tool.waslint] in pyproject.toml)."
+        "--config",
+        help="Config file for every path (default: the nearest .waslint.yaml above each path, else"
+        " [tool.waslint] in pyproject.toml).",
     ),
 ]
 NamespaceOption = Annotated[
