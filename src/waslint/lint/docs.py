@@ -90,7 +90,8 @@ def rules_reference_markdown() -> str:
         out += [
             f"## {r.code} {r.name}",
             "",
-            f"Severity: {_severity_words(r)}. Fix: {_FIX_LABEL[r.fix]}.",
+            f"Severity: {r.severity_label}{' (default ' + r.severity.label + ')' if len(r.severities) > 1 else ''}."
+            f" Fix: {_FIX_LABEL[r.fix]}.",
             "",
             r.summary,
             "",

@@ -881,6 +881,7 @@ class DisruptionModeConflict(Rule):
     code = "WAS605"
     name = "disruption-mode-conflict"
     severity = Severity.WARNING
+    other_severities = (Severity.ERROR,)  # a Job: upstream Job validation rejects it
     summary = "disruptionMode `all` with a basic policy, or a composite `all` parent with a `single` child."
     what = (
         "Fires on `disruptionMode: {all: {}}` (1.36: `PodGroup`) in a Workload template,"
