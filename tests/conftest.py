@@ -82,3 +82,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="rewrite fixtures/rules/<CODE>/expected.txt from today's findings instead of checking them",
     )
+
+
+# -- live-cluster tests: the test API server (tests/apiserver.py) behind a kubeconfig ------------------
+
+
+@pytest.fixture(scope="session")
+def tls_files(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from apiserver import make_tls
+
+    return make_tls(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture
+def serve(tls_files: Any, tmp_path: Path) -> Any:
+    """serve(cluster) -> (server, kubeconfig path): the cluster on an HTTPS server with a test CA."""
+    from apiserver import APIServer
+
+    servers: list[Any] = []
+
+    def start(cluster: Any, **kubeconfig: Any) -> tuple[Any, Path]:
+        server = APIServer(cluster, tls_files).__enter__()
+        servers.append(server)
+        path = server.write_kubeconfig(tmp_path / f"kubeconfig-{len(servers)}", **kubeconfig)
+        return server, path
+
+    yield start
+    for server in servers:
+        server.__exit__(None, None, None)
