@@ -148,6 +148,12 @@ def _selector_matches(selector: str, labels: dict[str, str]) -> bool:
     return True
 
 
+def _storage_key(obj: dict[str, Any]) -> str:
+    """etcd key order, as a real API server lists: `namespace/name`, or `name` for cluster-scoped objects."""
+    namespace = obj["metadata"].get("namespace")
+    return f"{namespace}/{obj['metadata']['name']}" if namespace else obj["metadata"]["name"]
+
+
 def _metrics_text(gates: dict[str, tuple[str, bool]]) -> str:
     lines = [
         "# HELP apiserver_storage_objects [STABLE] Number of stored objects",
@@ -208,7 +214,7 @@ class _Handler(BaseHTTPRequestHandler):
         if method != "GET":
             self._json(405, status(405, "MethodNotAllowed", f"the test server is read only: {method}"))
             return
-        with contextlib.suppress(BrokenPipeError):
+        with contextlib.suppress(BrokenPipeError, ConnectionError, ssl.SSLError):
             self._route(url.path.rstrip("/") or "/", query)
 
     def _send(self, code: int, body: bytes, content_type: str) -> None:
@@ -438,7 +444,7 @@ class _Handler(BaseHTTPRequestHandler):
         selector = query.get("labelSelector", [""])[0]
         if selector:
             items = [obj for obj in items if _selector_matches(selector, obj["metadata"].get("labels") or {})]
-        items = sorted(items, key=lambda obj: (obj["metadata"].get("namespace", ""), obj["metadata"]["name"]))
+        items = sorted(items, key=_storage_key)
         start = 0
         token = query.get("continue", [""])[0]
         if token:
@@ -500,6 +506,9 @@ class _Server(ThreadingHTTPServer):
         self.cluster = cluster
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that hung up (timeout tests) or refused our certificate (TLS tests)
 
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
