@@ -472,6 +472,75 @@ def _closest(text: str, names: list[str]) -> str:
     return f"; did you mean {close[0]}?" if close else ""
 
 
+# -- live clusters (read only): snapshot capture and audit ------------------------------------------
+
+snapshot_app = typer.Typer(
+    help="Cluster snapshots for `feasibility` and `lint --snapshot`.", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(snapshot_app, name="snapshot")
+
+KubeconfigOption = Annotated[
+    str | None, typer.Option("--kubeconfig", help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster).")
+]
+ContextOption = Annotated[str | None, typer.Option("--context", help="Kubeconfig context (default: the current one).")]
+TimeoutOption = Annotated[
+    str, typer.Option("--request-timeout", help="Give up on one request after this long: 30s, 2m, 500ms.")
+]
+PageSizeOption = Annotated[int, typer.Option("--page-size", min=1, max=10000, help="Items per list request.")]
+
+
+def connect_cluster(kubeconfig: str | None, context: str | None, request_timeout: str) -> Any:
+    """A connection to the cluster, or the run ends with one line and status 2."""
+    from waslint.sources.cluster.connection import ClusterError, ConnectOptions, connect, parse_timeout
+
+    try:
+        seconds = parse_timeout(request_timeout)
+    except ValueError as err:
+        fail(str(err))
+    try:
+        connection = connect(ConnectOptions(kubeconfig, context, seconds))
+    except ClusterError as err:
+        fail(str(err))
+    if connection.insecure:
+        typer.echo(f"waslint: warning: TLS is not verified for context {connection.context} (kubeconfig)", err=True)
+    return connection
+
+
+@snapshot_app.command("capture")
+def snapshot_capture(
+    output: Annotated[str, typer.Option("--output", "-o", help="Snapshot file to write (.json, .yaml; '-': stdout).")],
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    request_timeout: TimeoutOption = "30s",
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", "-n", help="Capture the Pods of one namespace.")
+    ] = None,
+    selector: Annotated[str | None, typer.Option("--selector", "-l", help="Label selector for the Pods.")] = None,
+    node_selector: Annotated[str | None, typer.Option("--node-selector", help="Label selector for the Nodes.")] = None,
+    redact_names: Annotated[
+        bool, typer.Option("--redact-names", help="Replace namespace and Pod names by salted hashes (for sharing).")
+    ] = False,
+    page_size: PageSizeOption = 500,
+) -> None:
+    """Write a snapshot of a live cluster (Nodes, Pods' requests, PriorityClasses, ResourceSlices, KAI Queues,
+    Kueue Topologies) for `feasibility`. GET only; never Secrets, ConfigMaps, env, command or volumes."""
+    from waslint.sources.cluster.capture import CaptureOptions, capture
+    from waslint.sources.cluster.connection import ClusterError
+
+    connection = connect_cluster(kubeconfig, context, request_timeout)
+    options = CaptureOptions(output, namespace, selector, node_selector, redact_names, page_size)
+    try:
+        result = capture(connection, options)
+    except ClusterError as err:
+        fail(str(err))
+    except OSError as err:
+        fail(f"cannot write {output}: {err.strerror or err}")
+    for warning in result.warnings:
+        typer.echo(f"waslint: warning: {warning}", err=True)
+    where = "stdout" if output == "-" else output
+    typer.echo(f"waslint: captured {result.summary()} from context {connection.context} into {where}", err=True)
+
+
 def main() -> None:
     try:
         app()

@@ -1,0 +1,129 @@
+"""`waslint snapshot capture` against the test API server: the snapshot loads, feeds lint, holds no secrets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from clusters import SECRET_STRINGS, cluster_137
+
+from conftest import run_cli
+from waslint.sources.snapshot import load_snapshot
+
+GANG = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: workers
+  namespace: ml
+spec:
+  schedulingPolicy:
+    gang:
+      minCount: 2
+  schedulingConstraints:
+    topology:
+    - key: {key}
+"""
+
+
+def capture(kubeconfig: Path, output: Path, *flags: str) -> Any:
+    result = run_cli("snapshot", "capture", "-o", str(output), "--kubeconfig", str(kubeconfig), *flags)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_capture_loads_as_a_snapshot_without_secrets(serve: Any, tmp_path: Path) -> None:
+    server, kubeconfig = serve(cluster_137(nodes=4))
+    output = tmp_path / "snap.json"
+    result = capture(kubeconfig, output, "--page-size", "2")
+    assert (
+        "captured 4 nodes, 2 pods, 1 priority classes, 4 resource slices, 1 KAI queues, 1 Kueue topologies"
+        in result.stderr
+    )
+    text = output.read_text()
+    for secret in SECRET_STRINGS:
+        assert secret not in text
+    for field in ('"env"', '"command"', '"args"', '"volumes"', '"volumeMounts"', '"annotations"', "managedFields"):
+        assert field not in text
+    snapshot = load_snapshot(str(output))
+    assert snapshot.problems == []
+    assert snapshot.summary() == {
+        "nodes": 4,
+        "pods": 2,
+        "priority_classes": 1,
+        "queues": 1,
+        "resource_slices": 4,
+        "topologies": 1,
+    }
+    pod = snapshot.pods[0].data
+    assert pod["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] == "1"
+    assert pod["spec"]["schedulingGroup"] == {"podGroupName": "trainer-workers"}
+    assert pod["spec"]["nodeName"] == "gpu-node-0" and pod["status"]["phase"] == "Running"
+    node = snapshot.nodes[0].data
+    assert node["status"]["allocatable"]["nvidia.com/gpu"] == "8" and node["spec"]["taints"]
+    assert server.methods() == {"GET"}
+    requested = set(server.paths())
+    assert not any("secrets" in path or "configmaps" in path for path in requested)
+    assert sum(path == "/api/v1/nodes" for path in server.paths()) == 2  # 4 nodes, pages of 2
+
+
+def test_captured_snapshot_feeds_the_snapshot_rules(serve: Any, tmp_path: Path) -> None:
+    _, kubeconfig = serve(cluster_137())
+    output = tmp_path / "snap.yaml"
+    capture(kubeconfig, output)
+    assert yaml.safe_load(output.read_text())["kind"] == "List"
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text(GANG.format(key="topology.kubernetes.io/zone"))
+    bad.write_text(GANG.format(key="rack.example.com/name"))
+    result = run_cli("lint", "--snapshot", str(output), "--format", "json", "--select", "WAS603", str(good), str(bad))
+    findings = json.loads(result.stdout)["findings"]
+    assert [(Path(f["path"]).name, f["code"]) for f in findings] == [("bad.yaml", "WAS603")]
+
+
+def test_namespace_selector_and_redaction(serve: Any, tmp_path: Path) -> None:
+    server, kubeconfig = serve(cluster_137())
+    output = tmp_path / "shared.json"
+    capture(kubeconfig, output, "--namespace", "ml", "--selector", "app=trainer", "--redact-names")
+    pods = [item for item in json.loads(output.read_text())["items"] if item["kind"] == "Pod"]
+    assert len(pods) == 2
+    names = {pod["metadata"]["name"] for pod in pods}
+    assert all(name.startswith("pod-") for name in names) and "trainer-0" not in output.read_text()
+    assert {pod["metadata"]["namespace"] for pod in pods} == {pods[0]["metadata"]["namespace"]} != {"ml"}
+    # one salted hash per capture: both members still point at the same PodGroup
+    assert len({pod["spec"]["schedulingGroup"]["podGroupName"] for pod in pods}) == 1
+    pod_lists = [request for request in server.requests if request.path.endswith("/pods")]
+    assert [request.path for request in pod_lists] == ["/api/v1/namespaces/ml/pods"]
+    assert pod_lists[0].query["labelSelector"] == ["app=trainer"]
+
+
+def test_optional_resource_forbidden_is_a_warning_required_one_fails(serve: Any, tmp_path: Path) -> None:
+    cluster = cluster_137()
+    cluster.forbidden = {("scheduling.run.ai", "queues")}
+    _, kubeconfig = serve(cluster)
+    result = capture(kubeconfig, tmp_path / "snap.json")
+    assert "warning: KAI queues not captured: GET /apis/scheduling.run.ai/v2/queues: 403 Forbidden" in result.stderr
+    denied = cluster_137()
+    denied.forbidden = {("", "pods")}
+    _, kubeconfig = serve(denied)
+    output = tmp_path / "denied.json"
+    failed = run_cli("snapshot", "capture", "-o", str(output), "--kubeconfig", str(kubeconfig))
+    assert failed.returncode == 2
+    assert failed.stderr.startswith("waslint: error: GET /api/v1/pods: 403 Forbidden")
+    assert "Traceback" not in failed.stderr
+    assert not output.exists() and list(tmp_path.glob("denied.json*")) == []
+
+
+@pytest.mark.parametrize("case", ["unreachable", "html", "bad-timeout"])
+def test_capture_failures_are_one_line_exit_2(serve: Any, tmp_path: Path, case: str) -> None:
+    cluster = cluster_137()
+    cluster.html_proxy = case == "html"
+    server, kubeconfig = serve(cluster)
+    flags = ["--request-timeout", "soon"] if case == "bad-timeout" else []
+    if case == "unreachable":
+        kubeconfig.write_text(kubeconfig.read_text().replace(server.url, "https://127.0.0.1:1"))
+    result = run_cli("snapshot", "capture", "-o", str(tmp_path / "s.json"), "--kubeconfig", str(kubeconfig), *flags)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("waslint: error: ")
