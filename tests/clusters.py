@@ -475,7 +475,7 @@ def with_runtime_problems(cluster: FakeCluster) -> FakeCluster:
     )
     add(cluster, "", "v1", "pods", pod("too-big-0", "rot", None, group="too-big", phase="Pending", gpus=8))
     claim = to_dict(
-        k.V1ResourceClaim(
+        k.ResourceV1ResourceClaim(
             api_version="resource.k8s.io/v1",
             kind="ResourceClaim",
             metadata=meta("left-behind", "rot"),

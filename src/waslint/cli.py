@@ -541,6 +541,83 @@ def snapshot_capture(
     typer.echo(f"waslint: captured {result.summary()} from context {connection.context} into {where}", err=True)
 
 
+class _Progress:
+    """One self-erasing status line on a terminal's stderr; nothing otherwise."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+    def __call__(self, message: str) -> None:
+        if self.enabled:
+            sys.stderr.write(f"\r\x1b[Kwaslint: {message}")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+@app.command()
+def audit(
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", help="Report format: markdown (the audit document), text, json, sarif, junit, github."
+        ),
+    ] = "text",
+    output: OutputOption = None,
+    target_version: TargetOption = None,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    fail_on: FailOnOption = None,
+    config: ConfigOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    request_timeout: TimeoutOption = "30s",
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", "-n", help="Audit one namespace (default: all of them).")
+    ] = None,
+    page_size: PageSizeOption = 500,
+    kubelets: Annotated[
+        int, typer.Option("--kubelets", min=0, help="Read the feature gates of at most this many kubelets.")
+    ] = 20,
+    no_inline_ignores: NoInlineOption = False,
+) -> None:
+    """Read-only audit of a live cluster: served versions and the verdict for --target-version, stored WAS objects
+    linted like files, feature gates from the components' metrics, runtime hygiene (WAS8xx)."""
+    from waslint.audit.markdown import render_markdown
+    from waslint.audit.run import AuditSettings, run_audit
+    from waslint.report import FORMATS
+    from waslint.sources.cluster.connection import ClusterError
+
+    if fmt != "markdown" and fmt not in FORMATS:
+        fail(f"--format: {fmt!r} is not one of markdown, {', '.join(FORMATS)}")
+    settings, options, threshold = load_settings(
+        config, target_version, select, ignore, None, fail_on, no_inline_ignores
+    )
+    connection = connect_cluster(kubeconfig, context, request_timeout)
+    progress = _Progress()
+    try:
+        result = run_audit(connection, options, settings, AuditSettings(namespace, page_size, kubelets), progress)
+    except ClusterError as err:
+        progress.done()
+        fail(str(err))
+    progress.done()
+    for warning in result.warnings:
+        typer.echo(f"waslint: warning: {warning}", err=True)
+    if fmt == "markdown":
+        write_output(render_markdown(result), output)
+    else:
+        for item in result.verdict:
+            typer.echo(f"waslint: before {result.target}: {item}", err=True)
+        emit_report(result.lint, fmt, output, options.target)
+    for message in result.lint.internal_errors:
+        typer.echo(f"waslint: {message}", err=True)
+    status = exit_status(result.lint, threshold)
+    raise typer.Exit(1 if status == 0 and result.verdict and threshold != "never" else status)
+
+
 def main() -> None:
     try:
         app()

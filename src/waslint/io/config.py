@@ -26,7 +26,11 @@ KNOWN_KEYS = (
     "fail-on",
     "namespace",
     "inline-ignores",
+    "runtime",
 )
+# WAS8xx thresholds (`runtime:` in the config), in seconds; the rules default to one hour.
+RUNTIME_THRESHOLDS = ("orphan-after", "stuck-deletion-after")
+DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 FAIL_ON = ("error", "warning", "info", "never")
 
 
@@ -45,6 +49,7 @@ class Config:
     fail_on: str | None = None
     namespace: str | None = None
     inline_ignores: bool = True
+    runtime_thresholds: dict[str, float] = field(default_factory=dict)
     source: str | None = None
     root: str = "."
 
@@ -196,6 +201,35 @@ def _apply(config: Config, key: str, value: Any, source: str, known: Collection[
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false")
         config.inline_ignores = value
+    elif key == "runtime":
+        config.runtime_thresholds = _thresholds(value, where)
+
+
+def _thresholds(value: Any, where: str) -> dict[str, float]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a mapping ({', '.join(RUNTIME_THRESHOLDS)}: a duration)")
+    thresholds: dict[str, float] = {}
+    for name, raw in value.items():
+        if name not in RUNTIME_THRESHOLDS:
+            raise ConfigError(f"{where}: unknown threshold {name!r} (known: {', '.join(RUNTIME_THRESHOLDS)})")
+        thresholds[str(name)] = _duration(raw, f"{where} [{name}]")
+    return thresholds
+
+
+def _duration(raw: Any, where: str) -> float:
+    """Seconds from `3600`, `90s`, `30m`, `2h` or `1d`."""
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw >= 0:
+        return float(raw)
+    text = str(raw).strip()
+    unit = DURATION_UNITS.get(text[-1:])
+    number = text[:-1] if unit else text
+    try:
+        seconds = float(number) * (unit or 1.0)
+    except ValueError:
+        seconds = -1.0
+    if seconds < 0 or isinstance(raw, bool):
+        raise ConfigError(f"{where}: expected a duration such as 3600, 90s, 30m, 2h or 1d, got {raw!r}")
+    return seconds
 
 
 def _strings(value: Any, where: str) -> list[str]:

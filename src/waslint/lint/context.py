@@ -17,6 +17,16 @@ from waslint.sources.snapshot import Snapshot
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class RuntimeInputs:
+    """What the WAS8xx rules read beside stored objects: thresholds in seconds (config `runtime:`),
+    and in a live audit which kinds were read in full, `(group, kind) -> "*" or a set of namespaces`
+    (None: the set is all there is)."""
+
+    thresholds: dict[str, float] = field(default_factory=dict)
+    listed_kinds: dict[tuple[str, str], Any] | None = None
+
+
 @dataclass
 class Context:
     index: ObjectIndex
@@ -26,6 +36,7 @@ class Context:
     snapshot: Snapshot | None = None
     gates: GatesFile | None = None
     base: BaseSet | None = None
+    runtime: RuntimeInputs = field(default_factory=RuntimeInputs)
     _derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def derive(self, key: str, build: Callable[[Context], T]) -> T:

@@ -17,11 +17,12 @@ from waslint.io.config import Config
 from waslint.io.discover import discover
 from waslint.io.loader import SourceFile, load_all
 from waslint.knowledge.releases import Release, default_target
-from waslint.lint.context import Context
+from waslint.lint.context import Context, RuntimeInputs
 from waslint.lint.registry import Hit, Rule, get_rule, select_rules
 from waslint.lint.suppress import SuppressionSet
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import KObject
+from waslint.sources.gates import GatesFile
 
 PARSE_ERROR = "WAS001"
 UNUSED_SUPPRESSION = "WAS000"
@@ -40,6 +41,9 @@ class LintOptions:
     gates_path: str | None = None
     base_ref: str | None = None
     stdin_filename: str | None = None  # the path stdin's findings carry (--stdin-filename)
+    # A gate inventory already read (a live audit reads it from the components' metrics).
+    gates: GatesFile | None = None
+    runtime: RuntimeInputs = field(default_factory=RuntimeInputs)
 
     @classmethod
     def from_config(cls, config: Config) -> LintOptions:
@@ -50,6 +54,7 @@ class LintOptions:
             target=config.target_version or default_target(),
             namespace=config.namespace or "default",
             inline_ignores=config.inline_ignores,
+            runtime=RuntimeInputs(thresholds=dict(config.runtime_thresholds)),
         )
 
 
@@ -124,6 +129,9 @@ def prepare_context(ctx: Context, options: LintOptions) -> None:
             ctx.gates = load_gates_file(options.gates_path)
         except GatesFileError as err:
             raise RunError(str(err)) from None
+    if options.gates is not None:
+        ctx.gates = options.gates
+    ctx.runtime = options.runtime
     if options.base_ref:
         from waslint.sources.gitbase import GitBaseError, load_base
 

@@ -32,6 +32,7 @@ RULE_MODULES = (
     "waslint.lint.rules.quotas",
     "waslint.lint.rules.structure",
     "waslint.lint.rules.gates",
+    "waslint.lint.rules.runtime",
 )
 
 

@@ -22,6 +22,8 @@ from waslint.sources.cluster.discovery import APIResource, Discovery, discover
 from waslint.sources.cluster.lists import DEFAULT_PAGE_SIZE, iter_items
 
 Item = dict[str, Any]
+# (prefix, name) -> the name to write: the identity, or a Redactor
+Rename = Callable[[str, Any], Any]
 
 
 def _pick(source: Any, keys: tuple[str, ...]) -> Item:
@@ -65,7 +67,7 @@ def _container(container: Any) -> Item:
     return reduced
 
 
-def reduce_pod(pod: Item, redact: Redactor) -> Item:
+def reduce_pod(pod: Item, redact: Rename) -> Item:
     spec = _map(pod.get("spec"))
     metadata = _metadata(pod)
     metadata["name"] = redact("pod", metadata.get("name"))
@@ -111,7 +113,7 @@ def reduce_pod(pod: Item, redact: Redactor) -> Item:
     return reduced
 
 
-def reduce_node(node: Item, redact: Redactor) -> Item:
+def reduce_node(node: Item, redact: Rename) -> Item:
     status = _map(node.get("status"))
     reduced_status = _pick(status, ("allocatable", "capacity"))
     conditions = [_pick(condition, ("type", "status")) for condition in status.get("conditions") or []]
@@ -126,13 +128,13 @@ def reduce_node(node: Item, redact: Redactor) -> Item:
     }
 
 
-def reduce_priority_class(item: Item, redact: Redactor) -> Item:
+def reduce_priority_class(item: Item, redact: Rename) -> Item:
     reduced = _pick(item, ("apiVersion", "kind", "value", "globalDefault", "preemptionPolicy"))
     reduced["metadata"] = _metadata(item, ("name",))
     return reduced
 
 
-def reduce_spec_object(item: Item, redact: Redactor) -> Item:
+def reduce_spec_object(item: Item, redact: Rename) -> Item:
     """ResourceSlices, KAI Queues, Kueue Topologies: cluster-scoped, their spec is capacity data."""
     reduced = _pick(item, ("apiVersion", "kind", "spec"))
     reduced["metadata"] = _metadata(item, ("name", "labels"))
@@ -143,7 +145,7 @@ def reduce_spec_object(item: Item, redact: Redactor) -> Item:
 class Captured:
     group: str
     plural: str
-    reduce: Callable[[Item, Redactor], Item]
+    reduce: Callable[[Item, Rename], Item]
     label: str
     required: bool = False  # a snapshot without it is useless: a failure ends the capture
 

@@ -1,0 +1,138 @@
+"""`waslint audit`: discovery, stored objects, feature gates, lint, and the upgrade verdict.
+
+The objects are linted by the lint engine with the same rules as files (plus the WAS8xx runtime
+rules, which need stored objects); the gates read from the components' metrics are the run's gate
+inventory for the WAS7xx rules. The verdict is cluster-level: which stored objects and served
+versions stand in the way of `--target-version`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from waslint.audit.collect import AUDITED_GROUPS, Collection, Collector, StoredObject
+from waslint.audit.gates import DEFAULT_KUBELETS, GateReading, inventory, inventory_yaml, read_gates
+from waslint.io.config import Config
+from waslint.io.loader import parse_bytes
+from waslint.knowledge.lifecycle import api_lifecycle, preferred_entry
+from waslint.lint.context import RELEASES, release_key
+from waslint.lint.engine import LintOptions, LintResult, lint_sources
+from waslint.objects.kobject import SCHEDULING, split_api_version
+from waslint.sources.cluster.connection import Connection
+from waslint.sources.cluster.discovery import Discovery, discover
+from waslint.sources.cluster.lists import DEFAULT_PAGE_SIZE
+
+
+@dataclass
+class AuditSettings:
+    namespace: str | None = None  # None: every namespace
+    page_size: int = DEFAULT_PAGE_SIZE
+    max_kubelets: int = DEFAULT_KUBELETS
+
+
+@dataclass
+class AuditResult:
+    context: str
+    server: str
+    server_version: str
+    release: str | None
+    target: str
+    discovery: Discovery
+    collection: Collection
+    gates: GateReading
+    gate_inventory: dict[str, dict[str, bool]]
+    lint: LintResult
+    verdict: list[str] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.discovery.problems + self.collection.warnings
+
+
+def release_of(git_version: str) -> str | None:
+    """`v1.36.4` -> `1.36` when waslint knows that release."""
+    parts = git_version.lstrip("v").split(".")
+    release = ".".join(parts[:2])
+    return release if release in RELEASES else None
+
+
+def served_was_versions(discovery: Discovery) -> list[str]:
+    kinds = {"workloads", "podgroups", "compositepodgroups"}
+    return sorted({r.version for r in discovery.resources if r.group == SCHEDULING and r.plural in kinds})
+
+
+def verdict(discovery: Discovery, stored: list[StoredObject], release: str | None, target: str) -> list[str]:
+    """What must change on the cluster before it runs `target` (or to use WAS on it at all)."""
+    lines: list[str] = []
+    lifecycle = [entry for entry in api_lifecycle() if entry.group == SCHEDULING]
+    unserved: dict[str, int] = {}
+    for obj in stored:
+        _, version = split_api_version(obj.api_version)
+        entries = [e for e in lifecycle if e.version == version and e.kind == obj.kind]
+        if entries and not entries[0].served_in(target):
+            unserved[f"{obj.kind} {obj.api_version}"] = unserved.get(f"{obj.kind} {obj.api_version}", 0) + 1
+    for what, count in sorted(unserved.items()):
+        lines.append(
+            f"{count} stored {what} object(s): {target} does not serve this version and there is no conversion;"
+            " export them, delete them before the upgrade, and re-create them at the new version (`waslint fix`"
+            " rewrites the exported manifests)"
+        )
+    needed = {"Workload", "PodGroup"} | (
+        {"CompositePodGroup"} if any(o.kind == "CompositePodGroup" for o in stored) else set()
+    )
+    target_versions = sorted({entry.version for kind in needed if (entry := preferred_entry(SCHEDULING, kind, target))})
+    served = served_was_versions(discovery)
+    upgrading = release is not None and release_key(target) > release_key(release)
+    for version in target_versions if stored else ():
+        if version in served:
+            continue
+        when = "after the upgrade" if upgrading else "now"
+        lines.append(
+            f"scheduling.k8s.io/{version} is not served {when}: start kube-apiserver with"
+            f" --runtime-config=scheduling.k8s.io/{version}=true (alpha and new beta APIs are off by default)"
+        )
+    if release is None:
+        lines.append(
+            f"the server version {discovery.server_version or '?'} is not one waslint knows ({', '.join(RELEASES)})"
+        )
+    return lines
+
+
+def run_audit(
+    connection: Connection,
+    options: LintOptions,
+    config: Config,
+    settings: AuditSettings,
+    progress: Callable[[str], None] = lambda _message: None,
+) -> AuditResult:
+    progress("discovery")
+    discovery = discover(connection, AUDITED_GROUPS)
+    release = release_of(discovery.server_version)
+    collection = Collector(
+        connection, discovery, settings.namespace, settings.page_size, options.target, progress
+    ).run()
+    progress("feature gates")
+    reading = read_gates(connection, collection.node_names, collection.control_plane_pods, settings.max_kubelets)
+    gate_inventory = inventory(reading, release or options.target)
+    gates_path = f"cluster://{connection.context}/feature-gates"
+    gates_source = parse_bytes(gates_path, inventory_yaml(gate_inventory, reading).encode())
+    options.extra.update(
+        live_gates=(gate_inventory, gates_source.documents[0], gates_path),
+        listed_kinds=collection.listed_kinds,
+    )
+    progress("lint")
+    result = lint_sources(collection.sources, options, config)
+    return AuditResult(
+        context=connection.context,
+        server=connection.server,
+        server_version=discovery.server_version,
+        release=release,
+        target=options.target,
+        discovery=discovery,
+        collection=collection,
+        gates=reading,
+        gate_inventory=gate_inventory,
+        lint=result,
+        verdict=verdict(discovery, collection.stored, release, options.target),
+    )
