@@ -69,6 +69,8 @@ class FakeCluster:
     apiserver_gates: dict[str, tuple[str, bool]] = field(default_factory=dict)
     # node name -> gates; a node absent here answers 503 on its proxy (kubelet unreachable)
     kubelet_gates: dict[str, dict[str, tuple[str, bool]]] = field(default_factory=dict)
+    # control-plane Pod name -> gates served on its pod proxy /metrics
+    component_gates: dict[str, dict[str, tuple[str, bool]]] = field(default_factory=dict)
     tokens: set[str] = field(default_factory=lambda: {"good-token"})
     forbidden: set[tuple[str, str]] = field(default_factory=set)  # (group, plural) denied by RBAC
     forbidden_paths: set[str] = field(default_factory=set)  # exact paths denied (e.g. node proxy)
@@ -399,6 +401,9 @@ class _Handler(BaseHTTPRequestHandler):
         if group == "" and rest[0] == "nodes" and len(rest) >= 3 and rest[2] == "proxy":
             self._node_proxy(rest[1], rest[3:])
             return
+        if group == "" and rest[0] == "pods" and len(rest) >= 3 and rest[2] == "proxy":
+            self._pod_proxy(f"/api/v1/namespaces/{namespace}/pods/{rest[1]}/proxy", rest[1], rest[3:])
+            return
         resource = cluster.resource(group, version, rest[0])
         if resource is None:
             self._not_found("/".join(rest))
@@ -482,6 +487,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found("/".join(rest))
         elif gates is None:
             self._json(503, status(503, "ServiceUnavailable", f"error trying to reach service: dial tcp: {node}:10250"))
+        else:
+            self._send(200, _metrics_text(gates).encode(), "text/plain; version=0.0.4")
+
+    def _pod_proxy(self, path: str, target: str, rest: list[str]) -> None:
+        """`scheme:name:port` of a control-plane Pod (kube-scheduler, kube-controller-manager)."""
+        cluster = self.server.cluster
+        name = target.split(":")[1] if target.count(":") == 2 else target
+        gates = cluster.component_gates.get(name)
+        if path in cluster.forbidden_paths or f"{path}/metrics" in cluster.forbidden_paths:
+            self._json(403, status(403, "Forbidden", f'pods "{name}" is forbidden: cannot get resource "pods/proxy"'))
+        elif rest != ["metrics"] or gates is None:
+            self._json(503, status(503, "ServiceUnavailable", f"error trying to reach service: {target}"))
         else:
             self._send(200, _metrics_text(gates).encode(), "text/plain; version=0.0.4")
 

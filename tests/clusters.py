@@ -254,6 +254,24 @@ def _add(cluster: FakeCluster, group: str, version: str, plural: str, obj: dict[
     cluster.add(resource, obj)
 
 
+def control_plane_pod(component: str) -> dict[str, Any]:
+    labels = {"component": component, "tier": "control-plane"}
+    container = k.V1Container(
+        name=component,
+        image=f"registry.k8s.io/{component}:v1",
+        command=[component, "--feature-gates=GenericWorkload=true"],
+    )
+    return to_dict(
+        k.V1Pod(
+            api_version="v1",
+            kind="Pod",
+            metadata=meta(f"{component}-cp-0", "kube-system", labels=labels),
+            spec=k.V1PodSpec(containers=[container], node_name="cp-0"),
+            status=k.V1PodStatus(phase="Running"),
+        )
+    )
+
+
 def _common(cluster: FakeCluster, nodes: int) -> None:
     for index in range(nodes):
         _add(cluster, "", "v1", "nodes", node(f"gpu-node-{index}"))
@@ -269,6 +287,8 @@ def _common(cluster: FakeCluster, nodes: int) -> None:
     for plural, obj in secrets("ml"):
         _add(cluster, "", "v1", plural, obj)
     _add(cluster, "scheduling.k8s.io", "v1", "priorityclasses", priority_class())
+    for component in ("kube-scheduler", "kube-controller-manager"):
+        _add(cluster, "", "v1", "pods", control_plane_pod(component))
     _add(cluster, "scheduling.run.ai", "v2", "queues", queue())
     _add(cluster, "kueue.x-k8s.io", "v1beta2", "topologies", topology())
 
@@ -336,7 +356,10 @@ def cluster_136(nodes: int = 3) -> FakeCluster:
         "gpu-node-0": {"GenericWorkload": ("ALPHA", True), "DRAWorkloadResourceClaims": ("ALPHA", False)}
     }
     # gpu-node-1 answers 503 (kubelet unreachable); gpu-node-2 is forbidden by RBAC.
-    cluster.forbidden_paths = {"/api/v1/nodes/gpu-node-2/proxy/metrics"}
+    cluster.forbidden_paths = {
+        "/api/v1/nodes/gpu-node-2/proxy/metrics",
+        "/api/v1/namespaces/kube-system/pods/https:kube-scheduler-cp-0:10259/proxy/metrics",
+    }
     return cluster
 
 
@@ -422,6 +445,9 @@ def cluster_137(nodes: int = 3) -> FakeCluster:
         "CompositePodGroup": ("ALPHA", False),
     }
     cluster.apiserver_gates = dict(gates)
+    cluster.component_gates = {
+        "kube-scheduler-cp-0": {"GenericWorkload": ("BETA", True), "CompositePodGroup": ("ALPHA", False)}
+    }
     cluster.kubelet_gates = {
         f"gpu-node-{index}": {"GenericWorkload": ("BETA", True), "DRAWorkloadResourceClaims": ("BETA", False)}
         for index in range(nodes)

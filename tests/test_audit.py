@@ -1,0 +1,170 @@
+"""`waslint audit` against 1.36- and 1.37-shaped test API servers (real kubernetes client, HTTPS)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from clusters import cluster_136, cluster_137, podgroup_137, with_runtime_problems
+
+from conftest import ROOT, run_cli
+
+
+def audit(kubeconfig: Path, *flags: str, cwd: Path | None = None) -> Any:
+    result = run_cli("audit", "--kubeconfig", str(kubeconfig), *flags, cwd=cwd)
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def findings_of(result: Any) -> list[tuple[str, str]]:
+    return [(finding["code"], finding["path"]) for finding in json.loads(result.stdout)["findings"]]
+
+
+def test_136_cluster_reports_stored_alpha_objects_gates_and_the_verdict(serve: Any) -> None:
+    server, kubeconfig = serve(cluster_136())
+    result = audit(kubeconfig, "--format", "markdown")
+    assert result.returncode == 1
+    document = result.stdout
+    assert document.startswith("# waslint audit: `test` (v1.36.4), target 1.37")
+    verdict = document.split("## Verdict")[1].split("##")[0]
+    assert "1 stored PodGroup scheduling.k8s.io/v1alpha2 object(s)" in verdict
+    assert "1 stored Workload scheduling.k8s.io/v1alpha2 object(s)" in verdict
+    assert "--runtime-config=scheduling.k8s.io/v1beta1=true" in verdict
+    # the server-side-applied PodGroup has no last-applied annotation: managedFields names its version
+    assert (
+        "| PodGroup ml/trainer-workers | scheduling.k8s.io/v1alpha2 | scheduling.k8s.io/v1alpha2 |"
+        " managedFields: kubectl (Apply) |"
+    ) in document
+    assert (
+        "| Workload ml/trainer | scheduling.k8s.io/v1alpha2 | scheduling.k8s.io/v1alpha2 | last-applied annotation |"
+        in document
+    )
+    assert "| DRAWorkloadResourceClaims | on (alpha) | off (alpha) |" in document
+    assert "- kubelet gpu-node-1: 503 ServiceUnavailable" in document
+    assert "- kubelet gpu-node-2: forbidden by RBAC" in document
+    assert "- kube-scheduler kube-scheduler-cp-0: forbidden by RBAC" in document
+    assert "about 1 Workload(s) and 1 PodGroup(s)" in document
+    for row in (
+        "WAS703 removed-feature-gate | cluster://test/feature-gates | GangScheduling=true",
+        "WAS703 removed-feature-gate | cluster://test/feature-gates | WorkloadAwarePreemption=true",
+        "WAS701 gate-inconsistent | cluster://test/feature-gates | DRAWorkloadResourceClaims",
+        "WAS101 api-version-not-served | cluster://test/ml/PodGroup/trainer-workers",
+        "WAS101 api-version-not-served | cluster://test/ml/Workload/trainer",
+        "WAS103 legacy-disruption-mode | cluster://test/ml/Workload/trainer",
+    ):
+        assert row in document
+    assert server.methods() == {"GET"}
+    assert not any("secrets" in path or "configmaps" in path for path in server.paths())
+
+
+def test_136_cluster_is_fine_for_its_own_release_except_what_it_runs(serve: Any) -> None:
+    _, kubeconfig = serve(cluster_136())
+    result = audit(kubeconfig, "--format", "json", "--target-version", "1.36")
+    codes = {code for code, _ in findings_of(result)}
+    assert "WAS101" not in codes and "WAS703" not in codes
+    assert "WAS701" in codes  # the kubelet really has DRAWorkloadResourceClaims off
+    assert "before 1.36" not in result.stderr
+
+
+def test_137_cluster_is_clean(serve: Any) -> None:
+    server, kubeconfig = serve(cluster_137())
+    result = audit(kubeconfig, "--format", "json")
+    assert result.returncode == 0, result.stdout
+    report = json.loads(result.stdout)
+    assert report["findings"] == []
+    # Workload, PodGroup, 2 member Pods, PriorityClass, KAI Queue, Kueue Topology: one source each
+    assert report["summary"]["files"] == 7
+    markdown = audit(kubeconfig, "--format", "markdown").stdout
+    assert "Nothing on this cluster blocks 1.37" in markdown
+    assert "| GenericWorkload | on (beta) | on (beta) | on (beta) | on (beta) | on (beta) |" in markdown
+    assert server.methods() == {"GET"}
+
+
+def test_runtime_rules_and_thresholds(serve: Any, tmp_path: Path) -> None:
+    _, kubeconfig = serve(with_runtime_problems(cluster_137()))
+    found = findings_of(audit(kubeconfig, "--format", "json", "--select", "WAS8"))
+    assert found == [
+        ("WAS803", "cluster://test/rot/PodGroup/degraded"),
+        ("WAS801", "cluster://test/rot/PodGroup/ghost"),
+        ("WAS804", "cluster://test/rot/PodGroup/stuck"),
+        ("WAS805", "cluster://test/rot/PodGroup/too-big"),
+        ("WAS802", "cluster://test/rot/ResourceClaim/left-behind"),
+    ]
+    (tmp_path / ".waslint.yaml").write_text("runtime:\n  orphan-after: 7d\n  stuck-deletion-after: 4d\n")
+    relaxed = findings_of(audit(kubeconfig, "--format", "json", "--select", "WAS8", cwd=tmp_path))
+    assert [code for code, _ in relaxed] == ["WAS803", "WAS805", "WAS802"]
+
+
+def test_a_forbidden_resource_is_a_warning_and_the_audit_goes_on(serve: Any) -> None:
+    cluster = with_runtime_problems(cluster_137())
+    cluster.forbidden = {("", "pods")}
+    _, kubeconfig = serve(cluster)
+    result = audit(kubeconfig, "--format", "json", "--select", "WAS8")
+    assert "waslint: warning: pods.v1 not read: GET /api/v1/pods: 403 Forbidden" in result.stderr
+    # without the Pods, nothing is an orphan or degraded for lack of members
+    assert [code for code, _ in findings_of(result)] == ["WAS804", "WAS805", "WAS802"]
+    markdown = audit(kubeconfig, "--format", "markdown").stdout
+    assert "## Warnings" in markdown and "pods.v1 not read" in markdown
+
+
+def test_namespace_scope_and_discovery_without_aggregation(serve: Any) -> None:
+    cluster = with_runtime_problems(cluster_137())
+    cluster.aggregated_discovery = False
+    server, kubeconfig = serve(cluster)
+    result = audit(kubeconfig, "--format", "json", "--namespace", "ml")
+    assert result.returncode == 0, result.stdout
+    listed = {request.path for request in server.requests if request.query.get("limit")}
+    namespaced = {path for path in listed if "/namespaces/" in path}
+    assert namespaced and all("/namespaces/ml/" in path or "/namespaces/kube-system/" in path for path in namespaced)
+    assert "/apis/scheduling.k8s.io/v1beta1" in set(server.paths())  # per group version discovery
+
+
+def test_same_object_in_two_served_versions_is_linted_once(serve: Any) -> None:
+    cluster = cluster_137()
+    stored = cluster.objects[("scheduling.k8s.io", "v1beta1", "podgroups")][0]
+    as_alpha = json.loads(json.dumps(stored))
+    as_alpha["apiVersion"] = "scheduling.k8s.io/v1alpha3"
+    resource = cluster.resource("scheduling.k8s.io", "v1alpha3", "podgroups")
+    assert resource is not None
+    cluster.add(resource, as_alpha)
+    _, kubeconfig = serve(cluster)
+    markdown = audit(kubeconfig, "--format", "markdown").stdout
+    assert "| PodGroup | scheduling.k8s.io/v1alpha3 | 1 |" in markdown
+    assert "| PodGroup | scheduling.k8s.io/v1beta1 | 1 |" in markdown
+    assert json.loads(audit(kubeconfig, "--format", "json").stdout)["summary"]["files"] == 7
+
+
+def test_inline_ignore_annotation_on_a_live_object(serve: Any) -> None:
+    cluster = with_runtime_problems(cluster_137())
+    resource = cluster.resource("scheduling.k8s.io", "v1beta1", "podgroups")
+    assert resource is not None
+    ignored = podgroup_137("ignored-ghost", "rot", None, 2, annotations={"waslint.io/ignore": "WAS801"})
+    cluster.add(resource, ignored)
+    _, kubeconfig = serve(cluster)
+    paths = [path for code, path in findings_of(audit(kubeconfig, "--format", "json", "--select", "WAS801"))]
+    assert paths == ["cluster://test/rot/PodGroup/ghost"]
+
+
+def test_sarif_audit_report_is_valid(serve: Any) -> None:
+    _, kubeconfig = serve(cluster_136())
+    result = audit(kubeconfig, "--format", "sarif")
+    schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
+    report = json.loads(result.stdout)
+    jsonschema.validate(report, schema)
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for r in report["runs"][0]["results"]
+        for loc in r["locations"]
+    }
+    assert "cluster://test/ml/Workload/trainer" in uris
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "concise"])
+def test_unknown_format_is_a_usage_error(serve: Any, fmt: str) -> None:
+    _, kubeconfig = serve(cluster_137())
+    result = run_cli("audit", "--kubeconfig", str(kubeconfig), "--format", fmt)
+    assert result.returncode == 2 and "--format" in result.stderr
