@@ -40,7 +40,7 @@ def test_capture_loads_as_a_snapshot_without_secrets(serve: Any, tmp_path: Path)
     output = tmp_path / "snap.json"
     result = capture(kubeconfig, output, "--page-size", "2")
     assert (
-        "captured 4 nodes, 2 pods, 1 priority classes, 4 resource slices, 1 KAI queues, 1 Kueue topologies"
+        "captured 4 nodes, 4 pods, 1 priority classes, 4 resource slices, 1 KAI queues, 1 Kueue topologies"
         in result.stderr
     )
     text = output.read_text()
@@ -52,13 +52,13 @@ def test_capture_loads_as_a_snapshot_without_secrets(serve: Any, tmp_path: Path)
     assert snapshot.problems == []
     assert snapshot.summary() == {
         "nodes": 4,
-        "pods": 2,
+        "pods": 4,  # 2 trainers, the scheduler and the controller-manager
         "priority_classes": 1,
         "queues": 1,
         "resource_slices": 4,
         "topologies": 1,
     }
-    pod = snapshot.pods[0].data
+    pod = next(pod.data for pod in snapshot.pods if pod.name == "trainer-0")
     assert pod["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] == "1"
     assert pod["spec"]["schedulingGroup"] == {"podGroupName": "trainer-workers"}
     assert pod["spec"]["nodeName"] == "gpu-node-0" and pod["status"]["phase"] == "Running"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.io.loader import Document, SourceFile
+from waslint.knowledge.releases import Release, milestone
 from waslint.objects.kobject import SCHEDULING, WAS_KINDS, as_list, as_map, as_str, dig
 from waslint.sources.cluster.capture import reduce_pod
 from waslint.sources.cluster.connection import Connection, RequestFailed
@@ -180,7 +181,7 @@ def source_of(path: str, item: Item) -> SourceFile:
     return source
 
 
-def _job_is_managed(job: Item, target: str) -> bool:
+def _job_is_managed(job: Item, target: Release) -> bool:
     """Whether the Job controller would make a Workload and PodGroup for this Job (was-api.md §3)."""
     spec = as_map(job.get("spec"))
     if dig(spec, "template", "spec", "schedulingGroup") is not None:
@@ -191,7 +192,7 @@ def _job_is_managed(job: Item, target: str) -> bool:
     )
     if finished:
         return False
-    if target == "1.36":  # only gang-eligible Jobs
+    if target < milestone("beta-api"):  # 1.36 inferred gangs: only gang-eligible Jobs
         parallelism = spec.get("parallelism")
         return (
             isinstance(parallelism, int)
@@ -216,7 +217,7 @@ class Collector:
         discovery: Discovery,
         namespace: str | None,
         page_size: int,
-        target: str,
+        target: Release,
         progress: Progress,
     ) -> None:
         self.connection = connection

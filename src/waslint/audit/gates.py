@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from waslint.knowledge.gates import APISERVER, CONTROLLER_MANAGER, KUBELET, SCHEDULER, gate_table
+from waslint.knowledge.releases import Release
 from waslint.sources.cluster.connection import ClusterError, Connection, RequestFailed
 
 METRIC = re.compile(r"^kubernetes_feature_enabled\{(?P<labels>[^}]*)\}\s+(?P<value>\S+)", re.MULTILINE)
@@ -97,13 +98,13 @@ def read_gates(
     return reading
 
 
-def _is_default(gate: str, enabled: bool, release: str) -> bool:
+def _is_default(gate: str, enabled: bool, release: Release) -> bool:
     info = gate_table().get(gate)
     entry = info.at(release) if info is not None else None
     return entry is not None and entry.confirmed and entry.default is enabled
 
 
-def inventory(reading: GateReading, release: str) -> dict[str, dict[str, bool]]:
+def inventory(reading: GateReading, release: Release) -> dict[str, dict[str, bool]]:
     """`{component: {Gate: bool}}` for the WAS gates set away from `release`'s defaults on the
     components that could be read. Instances of one component that disagree count as off: the
     gate is not usable everywhere (the audit document lists each instance)."""

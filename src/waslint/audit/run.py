@@ -16,12 +16,14 @@ from waslint.audit.gates import DEFAULT_KUBELETS, GateReading, inventory, invent
 from waslint.io.config import Config
 from waslint.io.loader import parse_bytes
 from waslint.knowledge.lifecycle import api_lifecycle, preferred_entry
-from waslint.lint.context import RELEASES, release_key
+from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text
+from waslint.lint.context import RuntimeInputs
 from waslint.lint.engine import LintOptions, LintResult, lint_sources
 from waslint.objects.kobject import SCHEDULING, split_api_version
 from waslint.sources.cluster.connection import Connection
 from waslint.sources.cluster.discovery import Discovery, discover
 from waslint.sources.cluster.lists import DEFAULT_PAGE_SIZE
+from waslint.sources.gates import GatesFile
 
 
 @dataclass
@@ -36,8 +38,8 @@ class AuditResult:
     context: str
     server: str
     server_version: str
-    release: str | None
-    target: str
+    release: Release | None
+    target: Release
     discovery: Discovery
     collection: Collection
     gates: GateReading
@@ -50,11 +52,10 @@ class AuditResult:
         return self.discovery.problems + self.collection.warnings
 
 
-def release_of(git_version: str) -> str | None:
-    """`v1.36.4` -> `1.36` when waslint knows that release."""
-    parts = git_version.lstrip("v").split(".")
-    release = ".".join(parts[:2])
-    return release if release in RELEASES else None
+def release_of(git_version: str) -> Release | None:
+    """`v1.36.4` (or `v1.36.4-eks-1a2b`) -> 1.36 when waslint knows that release."""
+    release = parse_release(".".join(git_version.split("-")[0].split(".")[:3]))
+    return release if release is not None and is_supported(release) else None
 
 
 def served_was_versions(discovery: Discovery) -> list[str]:
@@ -62,7 +63,7 @@ def served_was_versions(discovery: Discovery) -> list[str]:
     return sorted({r.version for r in discovery.resources if r.group == SCHEDULING and r.plural in kinds})
 
 
-def verdict(discovery: Discovery, stored: list[StoredObject], release: str | None, target: str) -> list[str]:
+def verdict(discovery: Discovery, stored: list[StoredObject], release: Release | None, target: Release) -> list[str]:
     """What must change on the cluster before it runs `target` (or to use WAS on it at all)."""
     lines: list[str] = []
     lifecycle = [entry for entry in api_lifecycle() if entry.group == SCHEDULING]
@@ -83,7 +84,7 @@ def verdict(discovery: Discovery, stored: list[StoredObject], release: str | Non
     )
     target_versions = sorted({entry.version for kind in needed if (entry := preferred_entry(SCHEDULING, kind, target))})
     served = served_was_versions(discovery)
-    upgrading = release is not None and release_key(target) > release_key(release)
+    upgrading = release is not None and target > release
     for version in target_versions if stored else ():
         if version in served:
             continue
@@ -94,7 +95,7 @@ def verdict(discovery: Discovery, stored: list[StoredObject], release: str | Non
         )
     if release is None:
         lines.append(
-            f"the server version {discovery.server_version or '?'} is not one waslint knows ({', '.join(RELEASES)})"
+            f"the server version {discovery.server_version or '?'} is not one waslint knows ({supported_text()})"
         )
     return lines
 
@@ -117,10 +118,8 @@ def run_audit(
     gate_inventory = inventory(reading, release or options.target)
     gates_path = f"cluster://{connection.context}/feature-gates"
     gates_source = parse_bytes(gates_path, inventory_yaml(gate_inventory, reading).encode())
-    options.extra.update(
-        live_gates=(gate_inventory, gates_source.documents[0], gates_path),
-        listed_kinds=collection.listed_kinds,
-    )
+    options.gates = GatesFile(gates_path, gate_inventory, gates_source.documents[0])
+    options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds)
     progress("lint")
     result = lint_sources(collection.sources, options, config)
     return AuditResult(
