@@ -421,13 +421,14 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
-        items = cluster.objects.get((group, version, resource.plural), [])
-        if namespace is not None:
-            items = [obj for obj in items if obj.get("metadata", {}).get("namespace") == namespace]
+        stored = cluster.objects.get((group, version, resource.plural), [])
         if len(rest) >= 2:
+            items = [obj for obj in stored if namespace is None or obj["metadata"].get("namespace") == namespace]
             self._get_one(resource, items, rest[1])
-        else:
-            self._list(resource, items, query)
+            return
+        selector = query.get("labelSelector", [""])[0]
+        key = (group, version, resource.plural, namespace, selector, len(stored), cluster.resource_version)
+        self._list(resource, self.server.selected(key, stored, namespace, selector), query)
 
     def _get_one(self, resource: ResourceType, items: list[dict[str, Any]], name: str) -> None:
         for obj in items:
@@ -446,10 +447,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _list(self, resource: ResourceType, items: list[dict[str, Any]], query: dict[str, list[str]]) -> None:
         cluster = self.server.cluster
-        selector = query.get("labelSelector", [""])[0]
-        if selector:
-            items = [obj for obj in items if _selector_matches(selector, obj["metadata"].get("labels") or {})]
-        items = sorted(items, key=_storage_key)
         start = 0
         token = query.get("continue", [""])[0]
         if token:
@@ -523,6 +520,27 @@ class _Server(ThreadingHTTPServer):
         self.cluster = cluster
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
+        self._selections: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+
+    def selected(
+        self, key: tuple[Any, ...], stored: list[dict[str, Any]], namespace: str | None, selector: str
+    ) -> list[dict[str, Any]]:
+        """The items of one list in key order, filtered once per (resource, scope, selector) and kept
+        for the following pages (the benchmark serves 100,000 Pods in pages)."""
+        with self._lock:
+            cached = self._selections.get(key)
+        if cached is not None:
+            return cached
+        items = [
+            obj
+            for obj in stored
+            if (namespace is None or obj["metadata"].get("namespace") == namespace)
+            and (not selector or _selector_matches(selector, obj["metadata"].get("labels") or {}))
+        ]
+        items.sort(key=_storage_key)
+        with self._lock:
+            self._selections[key] = items
+        return items
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that hung up (timeout tests) or refused our certificate (TLS tests)

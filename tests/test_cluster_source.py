@@ -176,3 +176,22 @@ def test_request_timeout_spellings() -> None:
     assert parse_timeout("0") == 30 and parse_timeout("5") == 5
     with pytest.raises(ValueError, match="invalid --request-timeout"):
         parse_timeout("soon")
+
+
+def test_lint_start_up_does_not_import_the_kubernetes_client(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    from conftest import ROOT
+
+    probe = (
+        "import atexit, runpy, sys\n"
+        "heavy = ('kubernetes', 'urllib3', 'waslint.sources.cluster', 'waslint.audit')\n"
+        "atexit.register(lambda: print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in heavy"
+        " or m.startswith(heavy))))\n"
+        "sys.argv = ['waslint', 'lint', sys.argv[1]]\n"
+        "runpy.run_module('waslint', run_name='__main__')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    result = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, env=env)
+    assert "LOADED []" in result.stdout, result.stdout + result.stderr

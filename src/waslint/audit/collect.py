@@ -173,9 +173,11 @@ def pod_view(pod: Item) -> Item:
     return reduced
 
 
-def source_of(path: str, item: Item) -> SourceFile:
-    """A one-document source for a live object (JSON text, so no YAML round trip)."""
-    text = json.dumps(item, indent=2)
+def source_of(path: str, item: Item, readable: bool = True) -> SourceFile:
+    """A one-document source for a live object (JSON text, so no YAML round trip). Indented JSON is
+    what a report quotes; member Pods are many, so they are written on one line (the json module's C
+    encoder only runs without indentation)."""
+    text = json.dumps(item, indent=2) if readable else json.dumps(item, separators=(",", ":"))
     source = SourceFile(path=path, text=text, is_json=True)
     source.documents.append(Document(source, 0, item, None, 0, 1, text.count("\n") + 1))
     return source
@@ -279,8 +281,8 @@ class Collector:
         self._control_plane_pod(pod)
         if dig(pod, "spec", "schedulingGroup") is None:
             return
-        self.result.per_version[("Pod", str(pod.get("apiVersion", "v1")))] += 1
-        self._add(pod_view(pod))
+        self.result.per_version[("Pod with schedulingGroup", str(pod.get("apiVersion", "v1")))] += 1
+        self._add(pod_view(pod), readable=False)
 
     def _object(self, item: Item) -> None:
         kind, api_version = str(item.get("kind", "")), str(item.get("apiVersion", ""))
@@ -312,5 +314,5 @@ class Collector:
             self.result.growth.cronjobs += 1
         self._add(lint_view(item))
 
-    def _add(self, item: Item) -> None:
-        self.result.sources.append(source_of(object_path(self.connection.context, item), item))
+    def _add(self, item: Item, readable: bool = True) -> None:
+        self.result.sources.append(source_of(object_path(self.connection.context, item), item, readable))

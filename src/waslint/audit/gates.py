@@ -65,16 +65,21 @@ class GateReading:
 
 def _read(connection: Connection, component: str, instance: str, path: str) -> ComponentGates:
     try:
-        return ComponentGates(component, instance, parse_feature_metrics(connection.get_text(path)))
+        gates = parse_feature_metrics(connection.get_text(path))
     except RequestFailed as failure:
         reason = "forbidden by RBAC" if failure.status == 403 else f"{failure.status} {failure.reason}"
         return ComponentGates(component, instance, None, reason)
     except ClusterError as error:
         return ComponentGates(component, instance, None, str(error))
+    if not gates:  # every component lists all the gates it knows: none means the metric is not there
+        return ComponentGates(component, instance, None, "no kubernetes_feature_enabled metric")
+    return ComponentGates(component, instance, gates)
 
 
 def sample(names: list[str], limit: int) -> list[str]:
     """Up to `limit` names spread evenly over the sorted list (node pools tend to be name ranges)."""
+    if limit <= 0:
+        return []
     if len(names) <= limit:
         return names
     step = len(names) / limit

@@ -122,6 +122,8 @@ def run_audit(
     options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds)
     progress("lint")
     result = lint_sources(collection.sources, options, config)
+    for finding in result.findings:
+        finding.fixable = False  # `waslint fix` rewrites manifests, never a live object
     return AuditResult(
         context=connection.context,
         server=connection.server,
