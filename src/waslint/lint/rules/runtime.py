@@ -55,6 +55,10 @@ def age_text(seconds: float) -> str:
     return f"{seconds:.0f}s"
 
 
+def stamp(moment: datetime.datetime) -> str:
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def listed(ctx: Context, group: str, kind: str, namespace: str) -> bool:
     """Whether the run read every object of that kind in that namespace (so absence means absent)."""
     live = ctx.runtime.listed_kinds
@@ -115,6 +119,17 @@ spec:
   schedulingPolicy:
     gang:
       minCount: 2
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-0
+  namespace: ml
+  creationTimestamp: "2026-01-01T00:00:00Z"
+spec:
+  containers:
+  - name: web
+    image: web:1
 """
     use_instead = """\
 # Delete it (kubectl delete podgroup -n ml ghost), or give it an owner that deletes it:
@@ -147,8 +162,9 @@ spec:
         yield self.hit(
             obj,
             ("metadata", "name"),
-            f"{label(obj)} has no owner and no member Pods, and was created {age_text(age)} ago: delete it, or"
-            " re-create the workload that should own it (it may hold PodGroup-level ResourceClaims)",
+            f"{label(obj)} has no owner and no member Pods, and was created {stamp(created)} (more than"
+            f" orphan-after {age_text(threshold(ctx, 'orphan-after'))} ago): delete it, or re-create the workload"
+            " that should own it (it may hold PodGroup-level ResourceClaims)",
             point_at_key=False,
         )
 
@@ -178,12 +194,7 @@ metadata:
   creationTimestamp: "2026-01-01T00:00:00Z"
 spec: {}
 status:
-  allocation: {}
-  reservedFor:
-  - apiGroup: scheduling.k8s.io
-    resource: podgroups
-    name: deleted-group          # no such PodGroup
-    uid: 0c8e2f5a-0000-4000-8000-000000000002
+  allocation: {}     # allocated, and reserved for nobody
 """
     use_instead = """\
 # Delete the claim (kubectl delete resourceclaim -n ml shared-gpus); claims made from a
@@ -217,8 +228,9 @@ status:
             yield self.hit(
                 obj,
                 ("status", "allocation"),
-                f"{label(obj)} is allocated but reserved for no consumer ({age_text(age)} old): its devices are"
-                " unusable until it is deleted",
+                f"{label(obj)} is allocated but reserved for no consumer (created {stamp(created)}, more than"
+                f" orphan-after {age_text(threshold(ctx, 'orphan-after'))} ago): its devices are unusable until it is"
+                " deleted",
             )
 
 
@@ -249,12 +261,29 @@ metadata:
 spec:
   schedulingPolicy:
     gang:
-      minCount: 4          # only 1 member Pod is Running
+      minCount: 2          # only 1 member Pod is Running
 status:
   conditions:
   - type: PodGroupInitiallyScheduled
     status: "True"
     reason: Scheduled
+    message: ""
+    lastTransitionTime: "2026-01-01T00:01:00Z"
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer-0
+  namespace: ml
+  creationTimestamp: "2026-01-01T00:00:00Z"
+spec:
+  schedulingGroup:
+    podGroupName: trainer-workers
+  containers:
+  - name: main
+    image: main:1
+status:
+  phase: Failed
 """
     use_instead = """\
 # Restart the job as a whole (the Job's podFailurePolicy / JobSet failurePolicy can do it), or
@@ -332,7 +361,8 @@ spec:
         yield self.hit(
             obj,
             ("metadata", "deletionTimestamp"),
-            f"{label(obj)} has been deleting for {age_text(age)} ({held}): the controller that should remove the"
+            f"{label(obj)} has been deleting since {stamp(deleting)}, longer than stuck-deletion-after"
+            f" {age_text(threshold(ctx, 'stuck-deletion-after'))} ({held}): the controller that should remove the"
             " finalizer is not running",
             point_at_key=False,
         )
@@ -372,6 +402,7 @@ status:
     status: "False"
     reason: Unschedulable
     message: 0/8 nodes are available
+    lastTransitionTime: "2026-01-01T00:01:00Z"
 """
     use_instead = """\
 # waslint snapshot capture -o cluster.json
