@@ -168,3 +168,32 @@ def test_unknown_format_is_a_usage_error(serve: Any, fmt: str) -> None:
     _, kubeconfig = serve(cluster_137())
     result = run_cli("audit", "--kubeconfig", str(kubeconfig), "--format", fmt)
     assert result.returncode == 2 and "--format" in result.stderr
+
+
+def test_context_flag_picks_the_cluster(serve: Any, tmp_path: Path) -> None:
+    import yaml
+
+    old, old_config = serve(cluster_136())
+    new, new_config = serve(cluster_137())
+    merged = yaml.safe_load(old_config.read_text())
+    other = yaml.safe_load(new_config.read_text())
+    other["clusters"][0]["name"] = other["contexts"][0]["context"]["cluster"] = "next"
+    other["users"][0]["name"] = other["contexts"][0]["context"]["user"] = "next-user"
+    other["contexts"][0]["name"] = "next"
+    for key in ("clusters", "users", "contexts"):
+        merged[key] += other[key]
+    both = tmp_path / "both"
+    both.write_text(yaml.safe_dump(merged))
+    report = json.loads(audit(both, "--format", "json", "--context", "next").stdout)
+    assert report["findings"] == [] and new.requests and not any(r.path == "/apis" for r in old.requests)
+    unknown = run_cli("audit", "--kubeconfig", str(both), "--context", "nope")
+    assert unknown.returncode == 2 and "no context named 'nope'" in unknown.stderr
+
+
+@pytest.mark.parametrize("value", ["soon", "-5", "true"])
+def test_invalid_runtime_threshold_is_a_config_error(serve: Any, tmp_path: Path, value: str) -> None:
+    _, kubeconfig = serve(cluster_137())
+    (tmp_path / ".waslint.yaml").write_text(f"runtime:\n  orphan-after: {value}\n")
+    result = run_cli("audit", "--kubeconfig", str(kubeconfig), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "runtime" in result.stderr and "orphan-after" in result.stderr and "Traceback" not in result.stderr
