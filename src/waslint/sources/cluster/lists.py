@@ -55,7 +55,11 @@ def iter_items(
                 ) from None
             token = ""
             continue
+        if not isinstance(page, dict) or not isinstance(page.get("items", []), list):
+            raise ClusterError(f"GET {path}: the answer is not a Kubernetes list")
         for item in page.get("items") or []:
+            if not isinstance(item, dict):
+                continue
             key = storage_key(item)
             if restarts and last_key is not None and key <= last_key:
                 continue  # already yielded before a restart
