@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -110,3 +111,29 @@ def serve(tls_files: Any, tmp_path: Path) -> Any:
     yield start
     for server in servers:
         server.__exit__(None, None, None)
+
+
+@dataclass
+class CliRun:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def in_process(*args: str, cwd: str | os.PathLike[str] | None = None) -> CliRun:
+    """The CLI run in this process: the live-cluster tests run many commands, and a subprocess start
+    (interpreter, typer, the kubernetes client) costs more than the command. Each test module keeps
+    at least one real `python -m waslint` run."""
+    from typer.testing import CliRunner
+
+    from waslint.cli import app
+
+    previous = os.getcwd()
+    os.chdir(cwd or previous)
+    try:
+        result = CliRunner(env={"NO_COLOR": "1", "GITHUB_ACTIONS": None}).invoke(app, list(args))
+    finally:
+        os.chdir(previous)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return CliRun(result.exit_code, result.stdout, result.stderr)

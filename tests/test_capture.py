@@ -10,7 +10,7 @@ import pytest
 import yaml
 from clusters import SECRET_STRINGS, cluster_137
 
-from conftest import run_cli
+from conftest import in_process, run_cli
 from waslint.sources.snapshot import load_snapshot
 
 GANG = """\
@@ -29,8 +29,9 @@ spec:
 """
 
 
-def capture(kubeconfig: Path, output: Path, *flags: str) -> Any:
-    result = run_cli("snapshot", "capture", "-o", str(output), "--kubeconfig", str(kubeconfig), *flags)
+def capture(kubeconfig: Path, output: Path, *flags: str, real: bool = False) -> Any:
+    run = run_cli if real else in_process
+    result = run("snapshot", "capture", "-o", str(output), "--kubeconfig", str(kubeconfig), *flags)
     assert result.returncode == 0, result.stderr
     return result
 
@@ -38,7 +39,7 @@ def capture(kubeconfig: Path, output: Path, *flags: str) -> Any:
 def test_capture_loads_as_a_snapshot_without_secrets(serve: Any, tmp_path: Path) -> None:
     server, kubeconfig = serve(cluster_137(nodes=4))
     output = tmp_path / "snap.json"
-    result = capture(kubeconfig, output, "--page-size", "2")
+    result = capture(kubeconfig, output, "--page-size", "2", real=True)
     assert (
         "captured 4 nodes, 4 pods, 1 priority classes, 4 resource slices, 1 KAI queues, 1 Kueue topologies"
         in result.stderr
@@ -109,7 +110,7 @@ def test_optional_resource_forbidden_is_a_warning_required_one_fails(serve: Any,
     denied.forbidden = {("", "pods")}
     _, kubeconfig = serve(denied)
     output = tmp_path / "denied.json"
-    failed = run_cli("snapshot", "capture", "-o", str(output), "--kubeconfig", str(kubeconfig))
+    failed = in_process("snapshot", "capture", "-o", str(output), "--kubeconfig", str(kubeconfig))
     assert failed.returncode == 2
     assert failed.stderr.startswith("waslint: error: GET /api/v1/pods: 403 Forbidden")
     assert "Traceback" not in failed.stderr
@@ -124,6 +125,6 @@ def test_capture_failures_are_one_line_exit_2(serve: Any, tmp_path: Path, case: 
     flags = ["--request-timeout", "soon"] if case == "bad-timeout" else []
     if case == "unreachable":
         kubeconfig.write_text(kubeconfig.read_text().replace(server.url, "https://127.0.0.1:1"))
-    result = run_cli("snapshot", "capture", "-o", str(tmp_path / "s.json"), "--kubeconfig", str(kubeconfig), *flags)
+    result = in_process("snapshot", "capture", "-o", str(tmp_path / "s.json"), "--kubeconfig", str(kubeconfig), *flags)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("waslint: error: ")
