@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from pathlib import Path
 from typing import Any
 
 from apiserver import FakeCluster, ResourceType
@@ -20,6 +21,8 @@ from kubernetes import client as k
 SERIALIZER = k.ApiClient()
 NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 LONG_AGO = NOW - datetime.timedelta(days=3)
+
+PACKAGED_SCHEMAS = Path(__file__).resolve().parent.parent / "src" / "waslint" / "knowledge" / "schemas"
 
 SECRET_STRINGS = [
     "s3cr3t-env-value",
@@ -413,6 +416,49 @@ def condition(type_: str, status_: str, reason: str) -> k.V1Condition:
     return k.V1Condition(type=type_, status=status_, reason=reason, message="", last_transition_time=LONG_AGO)
 
 
+def _as_served(node: Any) -> Any:
+    """A packaged (strict, nullable) schema node back in the API server's OpenAPI v3 form."""
+    if isinstance(node, list):
+        return [_as_served(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key == "additionalProperties" and value is False:
+            continue  # the served documents are not strict
+        if key == "type" and isinstance(value, list):
+            value = next(kind for kind in value if kind != "null")
+        if key == "$ref":
+            value = value.replace("#/$defs/", "#/components/schemas/")
+        out[key] = _as_served(value)
+    return out
+
+
+def openapi_document(release: str, version: str) -> dict[str, Any]:
+    """/openapi/v3/apis/scheduling.k8s.io/<version> of a `release` API server, rebuilt from the
+    packaged schemas (which were generated from the upstream OpenAPI)."""
+    index = json.loads((PACKAGED_SCHEMAS / release / "index.json").read_text())["definitions"]
+    schemas: dict[str, Any] = {}
+    for file, name in index.items():
+        if not file.endswith(f"-scheduling-{version}.json"):
+            continue
+        packaged = json.loads((PACKAGED_SCHEMAS / release / file).read_text())
+        schemas.update(packaged.pop("$defs", {}))
+        packaged.pop("$schema", None)
+        schemas[name] = packaged
+    served = _as_served(schemas)
+    for schema in served.values():  # as the API server writes them: a defaulted ref is wrapped in allOf
+        spec = schema.get("properties", {}).get("spec")
+        if isinstance(spec, dict) and "$ref" in spec:
+            schema["properties"]["spec"] = {"allOf": [{"$ref": spec["$ref"]}], "default": {}}
+    return {
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes", "version": f"v{release}.1"},
+        "paths": {},
+        "components": {"schemas": served},
+    }
+
+
 def cluster_137(nodes: int = 3) -> FakeCluster:
     """Kubernetes 1.37 with scheduling.k8s.io v1beta1 and v1alpha3 enabled; clean WAS objects."""
     cluster = _base("v1.37.1")
@@ -453,12 +499,7 @@ def cluster_137(nodes: int = 3) -> FakeCluster:
         for index in range(nodes)
     }
     cluster.openapi = {
-        "apis/scheduling.k8s.io/v1beta1": {
-            "openapi": "3.0.0",
-            "info": {"title": "Kubernetes", "version": "v1.37.1"},
-            "paths": {},
-            "components": {"schemas": {}},
-        }
+        f"apis/scheduling.k8s.io/{version}": openapi_document("1.37", version) for version in ("v1beta1", "v1alpha3")
     }
     return cluster
 

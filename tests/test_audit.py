@@ -197,3 +197,47 @@ def test_invalid_runtime_threshold_is_a_config_error(serve: Any, tmp_path: Path,
     result = in_process("audit", "--kubeconfig", str(kubeconfig), cwd=tmp_path)
     assert result.returncode == 2
     assert "runtime" in result.stderr and "orphan-after" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_stored_objects_are_checked_against_the_clusters_own_openapi(serve: Any, tmp_path: Path) -> None:
+    cluster = cluster_137()
+    schemas = cluster.openapi["apis/scheduling.k8s.io/v1beta1"]["components"]["schemas"]
+    # this patch release serves a field the packaged 1.37 schema does not know
+    schemas["io.k8s.api.scheduling.v1beta1.PodGroupSpec"]["properties"]["futureField"] = {"type": "string"}
+    resource = cluster.resource("scheduling.k8s.io", "v1beta1", "podgroups")
+    assert resource is not None
+    newer = podgroup_137("newer", "ml", None, 1)
+    newer["spec"]["futureField"] = "on"
+    typo = podgroup_137("typo", "ml", None, 1)
+    typo["spec"]["schedulingPolicy"]["gang"]["minCount"] = "2"
+    cluster.add(resource, newer)
+    cluster.add(resource, typo)
+    _, kubeconfig = serve(cluster)
+    report = json.loads(audit(kubeconfig, "--format", "json", "--select", "WAS002").stdout)
+    assert [(f["path"], f["message"]) for f in report["findings"]] == [
+        (
+            "cluster://test/ml/PodGroup/typo",
+            "scheduling.k8s.io/v1beta1 PodGroup (the cluster's OpenAPI v3): spec.schedulingPolicy.gang.minCount:"
+            " expected integer, got string '2'",
+        )
+    ]
+    markdown = audit(kubeconfig, "--format", "markdown").stdout
+    line = next(
+        line for line in markdown.splitlines() if line.startswith("Schemas (WAS002) from the cluster's OpenAPI")
+    )
+    assert "scheduling.k8s.io/v1beta1 PodGroup" in line and "scheduling.k8s.io/v1alpha3 Workload" in line
+    # the same object as a file is checked against the packaged schema, which has no futureField
+    manifest = tmp_path / "newer.json"
+    manifest.write_text(json.dumps(newer))
+    linted = json.loads(in_process("lint", "--format", "json", "--select", "WAS002", str(manifest)).stdout)
+    assert [f["code"] for f in linted["findings"]] == ["WAS002"]
+    assert "futureField" in linted["findings"][0]["message"]
+
+
+def test_without_openapi_access_the_packaged_schemas_are_used(serve: Any) -> None:
+    cluster = cluster_137()
+    cluster.forbidden_paths = {"/openapi/v3"}
+    _, kubeconfig = serve(cluster)
+    result = audit(kubeconfig, "--format", "json")
+    assert "warning: /openapi/v3 not read" in result.stderr
+    assert json.loads(result.stdout)["findings"] == []

@@ -45,7 +45,10 @@ def _served(result: AuditResult) -> list[str]:
         f"Read with {mode}. WAS versions served: {', '.join(served_was_versions(result.discovery)) or 'none'}."
     )
     lines.append("")
-    return lines + _table(["group/version", "resources"], rows)
+    lines += _table(["group/version", "resources"], rows)
+    if result.live_schemas:
+        lines += ["", f"Schemas (WAS002) from the cluster's OpenAPI v3: {', '.join(result.live_schemas)}."]
+    return lines
 
 
 def _gates(result: AuditResult) -> list[str]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from waslint.audit.collect import AUDITED_GROUPS, Collection, Collector, StoredObject
 from waslint.audit.gates import DEFAULT_KUBELETS, GateReading, inventory, inventory_yaml, read_gates
+from waslint.audit.openapi import Validator, live_schemas
 from waslint.io.config import Config
 from waslint.io.loader import parse_bytes
 from waslint.knowledge.lifecycle import api_lifecycle, preferred_entry
@@ -45,6 +46,7 @@ class AuditResult:
     gates: GateReading
     gate_inventory: dict[str, dict[str, bool]]
     lint: LintResult
+    live_schemas: list[str] = field(default_factory=list)  # "apiVersion kind" validated by the cluster's OpenAPI
     verdict: list[str] = field(default_factory=list)
 
     @property
@@ -119,7 +121,12 @@ def run_audit(
     gates_path = f"cluster://{connection.context}/feature-gates"
     gates_source = parse_bytes(gates_path, inventory_yaml(gate_inventory, reading).encode())
     options.gates = GatesFile(gates_path, gate_inventory, gates_source.documents[0])
-    options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds)
+    schemas: dict[tuple[str, str], Validator] = {}
+    if release == options.target:  # the cluster's schemas describe its own release only
+        progress("schemas")
+        schemas, schema_problems = live_schemas(connection, discovery)
+        discovery.problems.extend(schema_problems)
+    options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds, schemas)
     progress("lint")
     result = lint_sources(collection.sources, options, config)
     for finding in result.findings:
@@ -135,5 +142,6 @@ def run_audit(
         gates=reading,
         gate_inventory=gate_inventory,
         lint=result,
+        live_schemas=sorted(f"{api_version} {kind}" for api_version, kind in schemas),
         verdict=verdict(discovery, collection.stored, release, options.target),
     )

@@ -37,6 +37,7 @@ from waslint.knowledge.releases import Release, parse_release
 
 __all__ = [
     "SchemaIssue",
+    "compile_schema",
     "has_fragment",
     "has_schema",
     "schema_kinds",
@@ -221,6 +222,13 @@ def validate_object(release: Release | str, api_version: str, kind: str, obj: ob
     if located is None:
         return [SchemaIssue((), f"no schema for {api_version} {kind} in Kubernetes {release}")]
     return _run(lambda: _compiled(*located), obj, ())
+
+
+def compile_schema(root: dict[str, Any], title: str) -> Callable[[object], list[SchemaIssue]]:
+    """A validator for a schema document of the subset above that did not come with the package
+    (a live cluster's OpenAPI v3, converted); raises ValueError when it leaves the subset."""
+    check = _Compiler(root, title).compile_root()
+    return lambda value: _run(lambda: check, value, ())
 
 
 def validate_fragment(

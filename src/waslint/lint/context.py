@@ -25,6 +25,8 @@ class RuntimeInputs:
 
     thresholds: dict[str, float] = field(default_factory=dict)
     listed_kinds: dict[tuple[str, str], Any] | None = None
+    # (apiVersion, kind) -> validator from the cluster's own OpenAPI v3, preferred by WAS002
+    live_schemas: dict[tuple[str, str], Callable[[object], list[Any]]] = field(default_factory=dict)
 
 
 @dataclass

@@ -118,11 +118,16 @@ spec:
         from waslint.knowledge import schema
 
         if obj.group == SCHEDULING:
-            if schema.has_schema(ctx.target, obj.api_version, obj.kind):
-                issues = schema.validate_object(ctx.target, obj.api_version, obj.kind, obj.data)
-                for issue in issues:
-                    if not _explained_elsewhere(obj.data, issue.path):
-                        yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}: {issue.message}")
+            live = ctx.runtime.live_schemas.get((obj.api_version, obj.kind))  # a live audit read them
+            if live is not None:
+                issues, source = live(obj.data), " (the cluster's OpenAPI v3)"
+            elif schema.has_schema(ctx.target, obj.api_version, obj.kind):
+                issues, source = schema.validate_object(ctx.target, obj.api_version, obj.kind, obj.data), ""
+            else:
+                return
+            for issue in issues:
+                if not _explained_elsewhere(obj.data, issue.path):
+                    yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}{source}: {issue.message}")
             return
         if (obj.group, obj.kind) in JOB_KINDS:
             yield from self._job_scheduling(obj, ctx)
