@@ -163,7 +163,7 @@ def test_sarif_audit_report_is_valid(serve: Any) -> None:
     assert "cluster://test/ml/Workload/trainer" in uris
 
 
-@pytest.mark.parametrize("fmt", ["yaml", "concise"])
+@pytest.mark.parametrize("fmt", ["yaml", "xml"])
 def test_unknown_format_is_a_usage_error(serve: Any, fmt: str) -> None:
     _, kubeconfig = serve(cluster_137())
     result = in_process("audit", "--kubeconfig", str(kubeconfig), "--format", fmt)
@@ -241,3 +241,21 @@ def test_without_openapi_access_the_packaged_schemas_are_used(serve: Any) -> Non
     result = audit(kubeconfig, "--format", "json")
     assert "warning: /openapi/v3 not read" in result.stderr
     assert json.loads(result.stdout)["findings"] == []
+
+
+def test_lint_cluster_validates_manifests_against_the_live_openapi(serve: Any, tmp_path: Path) -> None:
+    cluster = cluster_137()
+    schemas = cluster.openapi["apis/scheduling.k8s.io/v1beta1"]["components"]["schemas"]
+    schemas["io.k8s.api.scheduling.v1beta1.PodGroupSpec"]["properties"]["futureField"] = {"type": "string"}
+    server, kubeconfig = serve(cluster)
+    manifest = tmp_path / "newer.json"
+    newer = podgroup_137("newer", "ml", None, 1)
+    newer["spec"]["futureField"] = "on"
+    manifest.write_text(json.dumps(newer))
+    args = ("lint", "--format", "json", "--select", "WAS002", str(manifest))
+    assert [f["code"] for f in json.loads(in_process(*args).stdout)["findings"]] == ["WAS002"]
+    live = in_process(*args, "--cluster", "--kubeconfig", str(kubeconfig))
+    assert json.loads(live.stdout)["findings"] == [], live.stderr
+    assert server.methods() == {"GET"} and "/openapi/v3/apis/scheduling.k8s.io/v1beta1" in set(server.paths())
+    older = in_process(*args, "--cluster", "--kubeconfig", str(kubeconfig), "--target-version", "1.36")
+    assert "the packaged schemas are used" in older.stderr

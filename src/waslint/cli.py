@@ -330,11 +330,18 @@ def lint(
     quiet: QuietOption = False,
     show_level: ShowLevelOption = None,
     show_fixes: ShowFixesOption = False,
+    cluster: Annotated[
+        bool,
+        typer.Option("--cluster", help="Check WAS objects against the live cluster's OpenAPI v3 schemas (GET only)."),
+    ] = False,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
 ) -> None:
     """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
     from waslint.lint.engine import RunError, lint_paths
 
     display = Display(fmt, output, statistics, quiet, show_level, show_fixes).checked()
+    live = _live_schemas(kubeconfig, context) if cluster else None
     runs: list[tuple[LintResult, str]] = []
     for config_file, group in config_groups(paths or ["."], config, stdin_filename):
         settings, options, threshold = load_settings(
@@ -342,6 +349,8 @@ def lint(
         )
         _set_cluster_inputs(options, snapshot, base, gates)
         options.stdin_filename = stdin_filename
+        if live is not None:
+            _use_live_schemas(options, *live)
         try:
             result, path_errors = lint_paths(group, options, settings)
         except RunError as err:
@@ -506,6 +515,38 @@ def connect_cluster(kubeconfig: str | None, context: str | None, request_timeout
     return connection
 
 
+def _live_schemas(kubeconfig: str | None, context: str | None) -> tuple[str, Any, dict[Any, Any]]:
+    """`lint --cluster`: the cluster's version, release and WAS schemas from its own OpenAPI v3."""
+    from waslint.audit.openapi import live_schemas
+    from waslint.audit.run import release_of
+    from waslint.sources.cluster.connection import ClusterError
+    from waslint.sources.cluster.discovery import discover
+
+    connection = connect_cluster(kubeconfig, context, "30s")
+    try:
+        discovery = discover(connection, ["scheduling.k8s.io"])
+        schemas, problems = live_schemas(connection, discovery)
+    except ClusterError as err:
+        fail(str(err))
+    for problem in problems:
+        typer.echo(f"waslint: warning: {problem}", err=True)
+    return discovery.server_version, release_of(discovery.server_version), schemas
+
+
+def _use_live_schemas(options: LintOptions, version: str, release: Any, schemas: dict[Any, Any]) -> None:
+    """WAS002 validates against the cluster's own schemas when the cluster runs the target release."""
+    from waslint.lint.context import RuntimeInputs
+
+    if release != options.target:
+        typer.echo(
+            f"waslint: warning: the cluster runs {version}, the target is {options.target}:"
+            " the packaged schemas are used",
+            err=True,
+        )
+        return
+    options.runtime = RuntimeInputs(options.runtime.thresholds, options.runtime.listed_kinds, schemas)
+
+
 @snapshot_app.command("capture")
 def snapshot_capture(
     output: Annotated[str, typer.Option("--output", "-o", help="Snapshot file to write (.json, .yaml; '-': stdout).")],
@@ -561,11 +602,11 @@ class _Progress:
 @app.command()
 def audit(
     fmt: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--format", help="Report format: markdown (the audit document), text, json, sarif, junit, github."
         ),
-    ] = "text",
+    ] = None,
     output: OutputOption = None,
     target_version: TargetOption = None,
     select: SelectOption = None,
@@ -591,6 +632,7 @@ def audit(
     from waslint.report import FORMATS
     from waslint.sources.cluster.connection import ClusterError
 
+    fmt = resolve_format(fmt)
     if fmt != "markdown" and fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of markdown, {', '.join(FORMATS)}")
     settings, options, threshold = load_settings(
@@ -611,7 +653,7 @@ def audit(
     else:
         for item in result.verdict:
             typer.echo(f"waslint: before {result.target}: {item}", err=True)
-        emit_report(result.lint, fmt, output, options.target)
+        emit_report(result.lint, Display(fmt, output).checked(), options.target)
     for message in result.lint.internal_errors:
         typer.echo(f"waslint: {message}", err=True)
     status = exit_status(result.lint, threshold)
