@@ -629,6 +629,7 @@ def audit(
     linted like files, feature gates from the components' metrics, runtime hygiene (WAS8xx)."""
     from waslint.audit.markdown import render_markdown
     from waslint.audit.run import AuditSettings, run_audit
+    from waslint.io.config import find_config
     from waslint.report import FORMATS
     from waslint.sources.cluster.connection import ClusterError
 
@@ -636,7 +637,7 @@ def audit(
     if fmt != "markdown" and fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of markdown, {', '.join(FORMATS)}")
     settings, options, threshold = load_settings(
-        config, target_version, select, ignore, None, fail_on, no_inline_ignores
+        config or find_config(), target_version, select, ignore, None, fail_on, no_inline_ignores
     )
     connection = connect_cluster(kubeconfig, context, request_timeout)
     progress = _Progress()

@@ -30,9 +30,11 @@ def _rule_json(rule: RuleInfo) -> dict[str, Any]:
 
 def artifact_location(path: str, root: str) -> dict[str, str]:
     """A repository-relative URI against %SRCROOT%; stdin stays `-`; a file outside the root
-    gets its absolute file: URI."""
+    gets its absolute file: URI; a live object keeps its cluster:// URI."""
     if path == "-":
         return {"uri": "-"}
+    if path.startswith("cluster://"):  # a live object (waslint audit): already an absolute URI
+        return {"uri": quote(path, safe=":/")}
     relative = relative_path(path, root)
     if relative is None:
         return {"uri": pathlib.Path(path).resolve().as_uri()}
