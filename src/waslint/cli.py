@@ -336,6 +336,8 @@ def lint(
     ] = False,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
+    baseline: BaselineOption = None,
+    write_baseline: WriteBaselineOption = None,
 ) -> None:
     """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
     from waslint.lint.engine import RunError, lint_paths
@@ -359,6 +361,11 @@ def lint(
             fail("; ".join(path_errors))
         runs.append((result, threshold))
     result = merge_results([run[0] for run in runs])
+    if write_baseline is not None:
+        _write_baseline(result, write_baseline)
+        raise typer.Exit(0)
+    if baseline is not None:
+        _apply_baseline(result, [run[0] for run in runs], baseline)
     emit_report(result, display, options.target)
     for message in result.internal_errors:
         typer.echo(f"waslint: {message}", err=True)
@@ -375,6 +382,36 @@ def merge_results(results: list[LintResult]) -> LintResult:
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     files = [source for r in results for source in r.files]
     return LintResult(findings, files, [message for r in results for message in r.internal_errors])
+
+
+# --------------------------------------------------------------------------- large repositories
+
+BaselineOption = Annotated[
+    str | None, typer.Option("--baseline", help="Report only findings not recorded in this baseline file.")
+]
+WriteBaselineOption = Annotated[
+    str | None, typer.Option("--write-baseline", help="Record today's findings in FILE (JSON) and exit 0.")
+]
+
+
+def _write_baseline(result: LintResult, path: str) -> None:
+    from waslint.lint.baseline import baseline_json
+
+    write_output(baseline_json(result.findings), path)
+    typer.echo(f"waslint: wrote a baseline of {len(result.findings)} findings to {path}", err=True)
+
+
+def _apply_baseline(result: LintResult, runs: list[LintResult], path: str) -> None:
+    """Keep the findings the baseline does not cover, in the report and in each run's exit status."""
+    from waslint.lint.baseline import BaselineError, load_baseline, new_findings
+
+    try:
+        result.findings = new_findings(result.findings, load_baseline(path))
+    except BaselineError as err:
+        fail(str(err))
+    kept = {id(finding) for finding in result.findings}
+    for run in runs:
+        run.findings = [finding for finding in run.findings if id(finding) in kept]
 
 
 def _set_cluster_inputs(options: LintOptions, snapshot: str | None, base: str | None, gates: str | None) -> None:
