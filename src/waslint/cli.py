@@ -338,6 +338,8 @@ def lint(
     context: ContextOption = None,
     baseline: BaselineOption = None,
     write_baseline: WriteBaselineOption = None,
+    changed_since: ChangedSinceOption = None,
+    context: ContextOption = None,
 ) -> None:
     """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
     from waslint.lint.engine import RunError, lint_paths
@@ -354,7 +356,9 @@ def lint(
         if live is not None:
             _use_live_schemas(options, *live)
         try:
-            result, path_errors = lint_paths(group, options, settings)
+            result, path_errors = lint_paths(
+                group, options, settings, context=context or (), changed_since=changed_since
+            )
         except RunError as err:
             fail(str(err))
         if path_errors:
@@ -391,6 +395,14 @@ BaselineOption = Annotated[
 ]
 WriteBaselineOption = Annotated[
     str | None, typer.Option("--write-baseline", help="Record today's findings in FILE (JSON) and exit 0.")
+]
+ChangedSinceOption = Annotated[
+    str | None,
+    typer.Option("--changed-since", help="Report only files changed since this git ref; read all PATHs for lookups."),
+]
+ContextOption = Annotated[
+    list[str] | None,
+    typer.Option("--context", help="Also read this folder for cross-object lookups; report only the PATHs."),
 ]
 
 

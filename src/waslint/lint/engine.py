@@ -14,11 +14,11 @@ from waslint.core.codes import matches
 from waslint.core.model import Severity, Span
 from waslint.findings import Finding
 from waslint.io.config import Config
-from waslint.io.discover import discover
 from waslint.io.loader import SourceFile, load_all
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import Context, RuntimeInputs
 from waslint.lint.registry import Hit, Rule, get_rule, select_rules
+from waslint.lint.selection import plan_reading
 from waslint.lint.suppress import SuppressionSet
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import KObject
@@ -71,16 +71,39 @@ class LintResult:
 
 
 def lint_paths(
-    paths: Iterable[str], options: LintOptions, config: Config | None = None, stdin: Any = None
+    paths: Iterable[str],
+    options: LintOptions,
+    config: Config | None = None,
+    stdin: Any = None,
+    *,
+    context: Iterable[str] = (),
+    changed_since: str | None = None,
 ) -> tuple[LintResult, list[str]]:
-    """Lint PATH arguments. Returns the result and the path errors (unreadable paths)."""
+    """Lint PATH arguments. Returns the result and the path errors (unreadable paths).
+    `context`: folders read too, for cross-object lookups, but not reported on;
+    `changed_since`: report only the files changed since that git ref (see lint/selection.py)."""
     config = config or Config()
-    files, errors = discover(paths, config.excludes)
-    sources = load_all(files, stdin)
+    paths = list(paths)
+    changed = _changed_files(changed_since, paths) if changed_since is not None else None
+    plan, errors = plan_reading(paths, config.excludes, context, changed)
+    sources = load_all(plan.files, stdin)
     name_stdin(sources, options.stdin_filename)
     # Everything loaded lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
-    return lint_sources(sources, options, config), errors
+    result = lint_sources(sources, options, config)
+    if plan.reported is not None:
+        result.findings = [finding for finding in result.findings if plan.reports(finding.path)]
+    return result, errors
+
+
+def _changed_files(ref: str, paths: list[str]) -> set[str]:
+    from waslint.sources.gitchanges import GitChangesError, changed_files
+
+    near = next((path for path in paths if path != "-"), ".")
+    try:
+        return changed_files(ref, near)
+    except GitChangesError as err:
+        raise RunError(str(err)) from None
 
 
 def name_stdin(sources: list[SourceFile], name: str | None) -> None:
