@@ -115,12 +115,43 @@ def name_stdin(sources: list[SourceFile], name: str | None) -> None:
 
 
 def lint_sources(sources: list[SourceFile], options: LintOptions, config: Config | None = None) -> LintResult:
+    """Lint a set of files. With `scopes` in the config, each scope is linted as its own cluster
+    (its own index and context) and the findings are merged."""
     config = config or Config()
     rules = list(select_rules(options.select, options.ignore))
+    internal: list[str] = []
+    findings: list[Finding] = []
+    contexts: list[Context] = []
+    for scope, members in split_scopes(sources, config).items():
+        ctx, scope_findings = _lint_set(members, rules, options, config, internal)
+        for finding in scope_findings:
+            finding.scope = scope
+        findings.extend(scope_findings)
+        contexts.append(ctx)
+    findings.sort(key=Finding.sort_key)
+    if len(contexts) == 1:
+        whole = contexts[0]
+    else:  # the fixer looks objects up across the run
+        whole = Context(ObjectIndex([obj for ctx in contexts for obj in ctx.index.objects]), sources, options.target)
+    return LintResult(findings, sources, internal, whole)
+
+
+def split_scopes(sources: list[SourceFile], config: Config) -> dict[str | None, list[SourceFile]]:
+    """Files by scope, in reading order; files outside every scope (None) form one more set."""
+    if not config.scopes:
+        return {None: sources}
+    by_scope: dict[str | None, list[SourceFile]] = {}
+    for source in sources:
+        by_scope.setdefault(config.scope_of(source.path), []).append(source)
+    return by_scope or {None: []}
+
+
+def _lint_set(
+    sources: list[SourceFile], rules: list[Rule], options: LintOptions, config: Config, internal: list[str]
+) -> tuple[Context, list[Finding]]:
     index = ObjectIndex.build(sources, options.namespace)
     ctx = Context(index, sources, options.target, options.namespace)
     prepare_context(ctx, options)
-    internal: list[str] = []
     hits = run_rules(rules, ctx, internal)
     findings = [to_finding(hit, options) for hit in hits]
     if any(rule.code == PARSE_ERROR for rule in rules):
@@ -128,8 +159,7 @@ def lint_sources(sources: list[SourceFile], options: LintOptions, config: Config
     findings = _drop_path_ignores(findings, config)
     if options.inline_ignores:
         findings = _apply_suppressions(findings, sources, index, rules, options)
-    findings.sort(key=Finding.sort_key)
-    return LintResult(findings, sources, internal, ctx)
+    return ctx, findings
 
 
 class RunError(Exception):
