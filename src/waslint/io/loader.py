@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import yaml
 
 from waslint.core.model import Path, Span
+from waslint.io.helm import MaskedTemplate, mask_template
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_DEPTH = 200
@@ -123,11 +124,13 @@ class SourceFile:
     _json_root: yaml.Node | None = None
     _json_tried: bool = False
     _nodes: dict[int, yaml.Node] | None = None
+    # A Helm template read through its masked text (see io/helm.py); None for plain YAML.
+    template: MaskedTemplate | None = None
 
     def document_node(self, index: int) -> yaml.Node | None:
         """Compose the file again, keeping the node trees this time; once, on demand."""
         if self._nodes is None:
-            again = SourceFile(self.path, self.text)
+            again = SourceFile(self.path, self.template.text if self.template is not None else self.text)
             again._nodes = {}
             _parse_yaml(again, keep_nodes=True)
             self._nodes = again._nodes
@@ -179,9 +182,28 @@ def parse_bytes(path: str, raw: bytes) -> SourceFile:
         return source
     if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
         _parse_json(source)
+    elif "{{" in text and _parse_masked(source):
+        pass
     else:
         _parse_yaml(source)
     return source
+
+
+def _parse_masked(source: SourceFile) -> bool:
+    """Read a Helm template through its masked text; False (nothing read) when the masked text
+    is not valid YAML either: then the template is parsed as it is and gets a clear WAS001."""
+    masked = mask_template(source.text)
+    if masked is None:
+        return False
+    trial = SourceFile(source.path, masked.text)
+    _parse_yaml(trial)
+    if trial.problems:
+        return False
+    for doc in trial.documents:
+        doc.file = source
+    source.documents = trial.documents
+    source.template = masked
+    return True
 
 
 def decode(raw: bytes) -> tuple[str, Problem | None]:

@@ -7,13 +7,14 @@ import os
 import traceback
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity, Span
 from waslint.findings import Finding
 from waslint.io.config import Config
+from waslint.io.helm import shown
 from waslint.io.loader import SourceFile, load_all
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import Context, RuntimeInputs
@@ -157,9 +158,33 @@ def _lint_set(
     if any(rule.code == PARSE_ERROR for rule in rules):
         findings.extend(parse_findings(sources, options))
     findings = _drop_path_ignores(findings, config)
+    if any(source.template is not None for source in sources):
+        findings = _template_findings(findings, sources)
     if options.inline_ignores:
         findings = _apply_suppressions(findings, sources, index, rules, options)
     return ctx, findings
+
+
+def _template_findings(findings: list[Finding], sources: list[SourceFile]) -> list[Finding]:
+    """In Helm templates: drop the findings that point at a template action (its value is only
+    known once rendered) and show masked values as `{{…}}` in the others."""
+    templates = {source.path: source.template for source in sources if source.template is not None}
+    kept = []
+    for finding in findings:
+        template = templates.get(finding.path)
+        if template is None:
+            kept.append(finding)
+            continue
+        span = finding.span
+        start = template.offset(span.line, span.column)
+        end = template.offset(span.end_line, span.end_column) if span.end_line == span.line else start + 1
+        if template.touches(start, end):
+            continue
+        finding.message = shown(finding.message)
+        if finding.object_id is not None and finding.object_id.name is not None:
+            finding.object_id = replace(finding.object_id, name=shown(finding.object_id.name))
+        kept.append(finding)
+    return kept
 
 
 class RunError(Exception):
