@@ -340,6 +340,7 @@ def lint(
     write_baseline: WriteBaselineOption = None,
     changed_since: ChangedSinceOption = None,
     context: ContextOption = None,
+    jobs: JobsOption = None,
 ) -> None:
     """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
     from waslint.lint.engine import RunError, lint_paths
@@ -355,6 +356,7 @@ def lint(
         options.stdin_filename = stdin_filename
         if live is not None:
             _use_live_schemas(options, *live)
+        options.jobs = _jobs(jobs)
         try:
             result, path_errors = lint_paths(
                 group, options, settings, context=context or (), changed_since=changed_since
@@ -404,6 +406,20 @@ ContextOption = Annotated[
     list[str] | None,
     typer.Option("--context", help="Also read this folder for cross-object lookups; report only the PATHs."),
 ]
+
+JobsOption = Annotated[
+    int | None, typer.Option("--jobs", "-j", help="Worker processes (default: the cores); output identical to one.")
+]
+
+
+def _jobs(jobs: int | None) -> int:
+    from waslint.core.parallel import default_jobs
+
+    if jobs is None:
+        return default_jobs()
+    if jobs < 1:
+        fail(f"--jobs: {jobs} is not a positive number of worker processes")
+    return jobs
 
 
 def _write_baseline(result: LintResult, path: str) -> None:

@@ -12,10 +12,12 @@ from typing import Any
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity, Span
+from waslint.core.parallel import can_fork, fork_map, split_evenly
 from waslint.findings import Finding
+from waslint.io.batch import load_files
 from waslint.io.config import Config
 from waslint.io.helm import shown
-from waslint.io.loader import SourceFile, load_all
+from waslint.io.loader import SourceFile
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import Context, RuntimeInputs
 from waslint.lint.registry import Hit, Rule, get_rule, select_rules
@@ -26,6 +28,7 @@ from waslint.objects.kobject import KObject
 from waslint.sources.gates import GatesFile
 
 PARSE_ERROR = "WAS001"
+MIN_PARALLEL_OBJECTS = 1000
 UNUSED_SUPPRESSION = "WAS000"
 
 
@@ -45,6 +48,7 @@ class LintOptions:
     # A gate inventory already read (a live audit reads it from the components' metrics).
     gates: GatesFile | None = None
     runtime: RuntimeInputs = field(default_factory=RuntimeInputs)
+    jobs: int = 1  # worker processes for parsing and per-object rules (--jobs)
 
     @classmethod
     def from_config(cls, config: Config) -> LintOptions:
@@ -87,7 +91,7 @@ def lint_paths(
     paths = list(paths)
     changed = _changed_files(changed_since, paths) if changed_since is not None else None
     plan, errors = plan_reading(paths, config.excludes, context, changed)
-    sources = load_all(plan.files, stdin)
+    sources = load_files(plan.files, options.jobs, stdin)
     name_stdin(sources, options.stdin_filename)
     # Everything loaded lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
@@ -153,8 +157,10 @@ def _lint_set(
     index = ObjectIndex.build(sources, options.namespace)
     ctx = Context(index, sources, options.target, options.namespace)
     prepare_context(ctx, options)
-    hits = run_rules(rules, ctx, internal)
-    findings = [to_finding(hit, options) for hit in hits]
+    if options.jobs > 1 and len(index.objects) >= MIN_PARALLEL_OBJECTS and can_fork():
+        findings = _findings_in_workers(rules, ctx, options, internal)
+    else:
+        findings = [to_finding(hit, options) for hit in run_rules(rules, ctx, internal)]
     if any(rule.code == PARSE_ERROR for rule in rules):
         findings.extend(parse_findings(sources, options))
     findings = _drop_path_ignores(findings, config)
@@ -220,6 +226,10 @@ def prepare_context(ctx: Context, options: LintOptions) -> None:
 
 
 def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]:
+    return run_object_rules(rules, ctx, ctx.index.objects, internal) + run_set_rules(rules, ctx, internal)
+
+
+def run_object_rules(rules: list[Rule], ctx: Context, objects: Iterable[KObject], internal: list[str]) -> list[Hit]:
     by_kind: dict[tuple[str, str], list[Rule]] = defaultdict(list)
     every_object: list[Rule] = []
     for rule in rules:
@@ -229,11 +239,16 @@ def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]
             for kind in rule.kinds:
                 by_kind[kind].append(rule)
     hits: list[Hit] = []
-    for obj in ctx.index.objects:
+    for obj in objects:
         for rule in by_kind.get((obj.group, obj.kind), ()):
             _run_object_rule(rule, obj, ctx, hits, internal)
         for rule in every_object:
             _run_object_rule(rule, obj, ctx, hits, internal)
+    return hits
+
+
+def run_set_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]:
+    hits: list[Hit] = []
     for rule in rules:
         if rule.is_set_rule:
             try:
@@ -241,6 +256,50 @@ def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]
             except Exception as err:  # a rule bug must not lose the other findings
                 internal.append(_internal_error(rule, None, err))
     return hits
+
+
+# A shard's findings as they travel back from a worker: the document they point into is named by
+# (file position, document position) and linked again in the parent.
+_Shipped = tuple[list[tuple[Finding, int, int]], list[str]]
+
+
+def _findings_in_workers(rules: list[Rule], ctx: Context, options: LintOptions, internal: list[str]) -> list[Finding]:
+    """Per-object rules (and the positions of their findings) in forked workers, shards of the
+    object list in order; the set rules meanwhile in the parent. Same findings, same order as
+    the serial run."""
+    objects = ctx.index.objects
+    where = {id(doc): (f, d) for f, source in enumerate(ctx.files) for d, doc in enumerate(source.documents)}
+    weights = [len(obj.file.text) // max(len(obj.file.documents), 1) + 1 for obj in objects]
+    shards = split_evenly(weights, options.jobs * 4)
+
+    def run_shard(shard: range) -> _Shipped:
+        errors: list[str] = []
+        hits = run_object_rules(rules, ctx, (objects[position] for position in shard), errors)
+        shipped = []
+        for hit in hits:
+            finding = to_finding(hit, options)
+            file_position, doc_position = where.get(id(finding.doc), (-1, -1))
+            finding.doc = None
+            shipped.append((finding, file_position, doc_position))
+        return shipped, errors
+
+    set_hits: list[Hit] = []
+    set_errors: list[str] = []
+
+    def set_rules() -> None:
+        set_hits.extend(run_set_rules(rules, ctx, set_errors))
+
+    parts = fork_map(run_shard, shards, options.jobs, meanwhile=set_rules)
+    findings: list[Finding] = []
+    for shipped, errors in parts:
+        internal.extend(errors)
+        for finding, file_position, doc_position in shipped:
+            if file_position >= 0:
+                finding.doc = ctx.files[file_position].documents[doc_position]
+            findings.append(finding)
+    internal.extend(set_errors)
+    findings.extend(to_finding(hit, options) for hit in set_hits)
+    return findings
 
 
 def _run_object_rule(rule: Rule, obj: KObject, ctx: Context, hits: list[Hit], internal: list[str]) -> None:
