@@ -67,6 +67,7 @@ _ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s*\]},'\"]", re.MULTILINE)
 _TRUE_WORDS = frozenset({"true", "yes", "on", "y"})
 _DOC_START = re.compile(r"^---(?=\s|$)", re.MULTILINE)
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
+_intern = sys.intern
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class _DocumentError(Exception):
         self.mark = mark
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Document:
     file: SourceFile = field(repr=False)
     index: int
@@ -135,6 +136,14 @@ class SourceFile:
             _parse_yaml(again, keep_nodes=True)
             self._nodes = again._nodes
         return self._nodes.get(index)
+
+    def release_positions(self) -> None:
+        """Drop the node trees composed for positions (they cost ten times the data); they are
+        composed again if asked for."""
+        self._nodes = None
+        for doc in self.documents:
+            if not self.is_json:
+                doc.stored_node = None
 
     def json_node(self) -> yaml.Node | None:
         """Compose a JSON file with libyaml (JSON is YAML) to learn positions; once, on demand."""
@@ -396,7 +405,10 @@ class Converter:
         """The fast path (no aliases in the file): plain loops, string keys inline."""
         cls = node.__class__
         if cls is yaml.ScalarNode:
-            return node.value if node.tag == _STR else scalar_value(node)
+            if node.tag == _STR:
+                value = node.value
+                return _intern(value) if len(value) < 48 else value
+            return scalar_value(node)
         if depth > MAX_DEPTH:
             raise _DocumentError(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark)
         if cls is yaml.SequenceNode:
@@ -405,11 +417,12 @@ class Converter:
         for key_node, value_node in node.value:
             if key_node.__class__ is not yaml.ScalarNode or key_node.tag != _STR:
                 return self._mapping(node, depth, self._plain)  # merge keys, odd keys
-            key = key_node.value
+            key = _intern(key_node.value)  # manifests repeat their keys: one string object each
             if key in result:
                 raise _DocumentError(f"duplicate key {key!r} in one mapping", key_node.start_mark)
             if value_node.__class__ is yaml.ScalarNode and value_node.tag == _STR:
-                result[key] = value_node.value
+                value = value_node.value
+                result[key] = _intern(value) if len(value) < 48 else value
             else:
                 result[key] = self._plain(value_node, depth + 1)
         return result

@@ -95,7 +95,7 @@ def lint_paths(
     name_stdin(sources, options.stdin_filename)
     # Everything loaded lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
-    result = lint_sources(sources, options, config)
+    result = lint_sources(sources, options, config, release_positions=True)
     if plan.reported is not None:
         result.findings = [finding for finding in result.findings if plan.reports(finding.path)]
     return result, errors
@@ -119,16 +119,19 @@ def name_stdin(sources: list[SourceFile], name: str | None) -> None:
                 source.path = name
 
 
-def lint_sources(sources: list[SourceFile], options: LintOptions, config: Config | None = None) -> LintResult:
+def lint_sources(
+    sources: list[SourceFile], options: LintOptions, config: Config | None = None, *, release_positions: bool = False
+) -> LintResult:
     """Lint a set of files. With `scopes` in the config, each scope is linted as its own cluster
-    (its own index and context) and the findings are merged."""
+    (its own index and context) and the findings are merged. `release_positions`: drop each
+    file's node trees once its findings are located (lint keeps none; fix plans with them)."""
     config = config or Config()
     rules = list(select_rules(options.select, options.ignore))
     internal: list[str] = []
     findings: list[Finding] = []
     contexts: list[Context] = []
     for scope, members in split_scopes(sources, config).items():
-        ctx, scope_findings = _lint_set(members, rules, options, config, internal)
+        ctx, scope_findings = _lint_set(members, rules, options, config, internal, release_positions)
         for finding in scope_findings:
             finding.scope = scope
         findings.extend(scope_findings)
@@ -152,15 +155,20 @@ def split_scopes(sources: list[SourceFile], config: Config) -> dict[str | None, 
 
 
 def _lint_set(
-    sources: list[SourceFile], rules: list[Rule], options: LintOptions, config: Config, internal: list[str]
+    sources: list[SourceFile],
+    rules: list[Rule],
+    options: LintOptions,
+    config: Config,
+    internal: list[str],
+    release: bool = False,
 ) -> tuple[Context, list[Finding]]:
     index = ObjectIndex.build(sources, options.namespace)
     ctx = Context(index, sources, options.target, options.namespace)
     prepare_context(ctx, options)
     if options.jobs > 1 and len(index.objects) >= MIN_PARALLEL_OBJECTS and can_fork():
-        findings = _findings_in_workers(rules, ctx, options, internal)
+        findings = _findings_in_workers(rules, ctx, options, internal, release)
     else:
-        findings = [to_finding(hit, options) for hit in run_rules(rules, ctx, internal)]
+        findings = locate_all(run_rules(rules, ctx, internal), options, release)
     if any(rule.code == PARSE_ERROR for rule in rules):
         findings.extend(parse_findings(sources, options))
     findings = _drop_path_ignores(findings, config)
@@ -168,6 +176,9 @@ def _lint_set(
         findings = _template_findings(findings, sources)
     if options.inline_ignores:
         findings = _apply_suppressions(findings, sources, index, rules, options)
+        if release:  # suppressions locate their annotations too
+            for source in sources:
+                source.release_positions()
     return ctx, findings
 
 
@@ -263,7 +274,26 @@ def run_set_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[
 _Shipped = tuple[list[tuple[Finding, int, int]], list[str]]
 
 
-def _findings_in_workers(rules: list[Rule], ctx: Context, options: LintOptions, internal: list[str]) -> list[Finding]:
+def locate_all(hits: list[Hit], options: LintOptions, release: bool) -> list[Finding]:
+    """The findings of the hits, in order; with `release`, a file's node trees are dropped after
+    its last hit is located, so at most a few files' trees are held at once."""
+    if not release:
+        return [to_finding(hit, options) for hit in hits]
+    last: dict[int, int] = {}
+    for position, hit in enumerate(hits):
+        if hit.obj is not None:
+            last[id(hit.obj.file)] = position
+    findings = []
+    for position, hit in enumerate(hits):
+        findings.append(to_finding(hit, options))
+        if hit.obj is not None and last[id(hit.obj.file)] == position:
+            hit.obj.file.release_positions()
+    return findings
+
+
+def _findings_in_workers(
+    rules: list[Rule], ctx: Context, options: LintOptions, internal: list[str], release: bool
+) -> list[Finding]:
     """Per-object rules (and the positions of their findings) in forked workers, shards of the
     object list in order; the set rules meanwhile in the parent. Same findings, same order as
     the serial run."""
@@ -276,8 +306,7 @@ def _findings_in_workers(rules: list[Rule], ctx: Context, options: LintOptions, 
         errors: list[str] = []
         hits = run_object_rules(rules, ctx, (objects[position] for position in shard), errors)
         shipped = []
-        for hit in hits:
-            finding = to_finding(hit, options)
+        for finding in locate_all(hits, options, release):
             file_position, doc_position = where.get(id(finding.doc), (-1, -1))
             finding.doc = None
             shipped.append((finding, file_position, doc_position))
@@ -298,7 +327,7 @@ def _findings_in_workers(rules: list[Rule], ctx: Context, options: LintOptions, 
                 finding.doc = ctx.files[file_position].documents[doc_position]
             findings.append(finding)
     internal.extend(set_errors)
-    findings.extend(to_finding(hit, options) for hit in set_hits)
+    findings.extend(locate_all(set_hits, options, release))
     return findings
 
 
