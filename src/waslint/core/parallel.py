@@ -37,20 +37,30 @@ def _call(position: int) -> Any:
 
 
 def fork_map(
-    task: Callable[[T], R], items: Sequence[T], jobs: int, meanwhile: Callable[[], None] | None = None
+    task: Callable[[T], R],
+    items: Sequence[T],
+    jobs: int,
+    meanwhile: Callable[[], None] | None = None,
+    in_parent: int = 0,
 ) -> list[R]:
-    """[task(item) for item in items] in `jobs` forked workers; `meanwhile` runs in the parent
-    while they work. Items are inherited by the fork, never pickled."""
+    """[task(item) for item in items] in forked workers; `meanwhile` runs in the parent while they
+    work. With `in_parent` > 0 the parent takes the last `in_parent` items itself (their results
+    need no pickling) and `jobs - 1` workers take the rest. Items are inherited by the fork,
+    never pickled."""
     global _TASK, _ITEMS
-    _TASK, _ITEMS = task, items
+    in_parent = min(in_parent, len(items) - 1) if jobs > 1 else 0
+    shipped = items[: len(items) - in_parent] if in_parent > 0 else items
+    workers = jobs - 1 if in_parent > 0 else jobs
+    _TASK, _ITEMS = task, shipped
     try:
         context = multiprocessing.get_context("fork")
-        with context.Pool(min(jobs, len(items))) as pool:
-            pending = pool.map_async(_call, range(len(items)), chunksize=1)
+        with context.Pool(max(1, min(workers, len(shipped)))) as pool:
+            pending = pool.map_async(_call, range(len(shipped)), chunksize=1)
+            local = [task(item) for item in items[len(shipped) :]]
             if meanwhile is not None:
                 meanwhile()
             results: list[R] = pending.get()
-        return results
+        return results + local
     finally:
         _TASK, _ITEMS = None, ()
 

@@ -31,7 +31,8 @@ def load_files(paths: Sequence[str], jobs: int, stdin: Any = None) -> list[Sourc
     was_enabled = gc.isenabled()
     gc.disable()  # unpickling the shards builds many acyclic objects, all kept
     try:
-        parts = fork_map(parse_shard, shards, jobs)
+        # The parent parses its own share meanwhile: those files need no pickling.
+        parts = fork_map(parse_shard, shards, jobs, in_parent=SHARDS_PER_JOB)
     finally:
         if was_enabled:
             gc.enable()

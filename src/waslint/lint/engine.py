@@ -300,7 +300,7 @@ def _findings_in_workers(
     objects = ctx.index.objects
     where = {id(doc): (f, d) for f, source in enumerate(ctx.files) for d, doc in enumerate(source.documents)}
     weights = [len(obj.file.text) // max(len(obj.file.documents), 1) + 1 for obj in objects]
-    shards = split_evenly(weights, options.jobs * 4)
+    shards = split_evenly(weights, options.jobs * 4)  # the parent takes the last 4 itself
 
     def run_shard(shard: range) -> _Shipped:
         errors: list[str] = []
@@ -318,7 +318,7 @@ def _findings_in_workers(
     def set_rules() -> None:
         set_hits.extend(run_set_rules(rules, ctx, set_errors))
 
-    parts = fork_map(run_shard, shards, options.jobs, meanwhile=set_rules)
+    parts = fork_map(run_shard, shards, options.jobs, meanwhile=set_rules, in_parent=4)
     findings: list[Finding] = []
     for shipped, errors in parts:
         internal.extend(errors)
