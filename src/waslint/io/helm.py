@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 
 PLACEHOLDER = "\ue000"
-_ACTION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+# An action may span lines (Go allows newlines inside actions), but never holds another `{{`.
+_ACTION = re.compile(r"\{\{(?:(?!\{\{).)*?\}\}", re.DOTALL)
 _RUN = re.compile(PLACEHOLDER + "+")
 SHOWN_AS = "{{…}}"
 
