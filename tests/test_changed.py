@@ -1,4 +1,4 @@
-"""--changed-since REF and --context DIR: report on some files, read the whole tree for lookups."""
+"""--changed-since REF and --lookup DIR: report on some files, read the whole tree for lookups."""
 
 from __future__ import annotations
 
@@ -66,9 +66,9 @@ def test_changed_since_a_bad_ref_or_outside_git_is_a_usage_error(repo: Path, tmp
     assert result.returncode == 2 and "git" in result.stderr
 
 
-def test_context_reads_the_folder_and_reports_only_the_named_files(repo: Path) -> None:
+def test_lookup_reads_the_folder_and_reports_only_the_named_files(repo: Path) -> None:
     (repo / "pods.yaml").write_text(POD.format(group="trainer-worker"))
     (repo / ".waslint.yaml").write_text("exclude: [team/]\n")
     (repo / "team" / "broken.yaml").write_text("a: [\n")
-    result = run_cli("lint", "--format", "json", "--context", ".", "pods.yaml", "team/broken.yaml", cwd=repo)
+    result = run_cli("lint", "--format", "json", "--lookup", ".", "pods.yaml", "team/broken.yaml", cwd=repo)
     assert _paths(result) == [("pods.yaml", "WAS401")]  # old-bad.yaml read, not reported; team/ excluded

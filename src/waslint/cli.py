@@ -339,7 +339,7 @@ def lint(
     baseline: BaselineOption = None,
     write_baseline: WriteBaselineOption = None,
     changed_since: ChangedSinceOption = None,
-    context: ContextOption = None,
+    lookup: LookupOption = None,
     jobs: JobsOption = None,
 ) -> None:
     """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
@@ -359,7 +359,7 @@ def lint(
         options.jobs = _jobs(jobs)
         try:
             result, path_errors = lint_paths(
-                group, options, settings, context=context or (), changed_since=changed_since
+                group, options, settings, context=lookup or (), changed_since=changed_since
             )
         except RunError as err:
             fail(str(err))
@@ -402,9 +402,9 @@ ChangedSinceOption = Annotated[
     str | None,
     typer.Option("--changed-since", help="Report only files changed since this git ref; read all PATHs for lookups."),
 ]
-ContextOption = Annotated[
+LookupOption = Annotated[
     list[str] | None,
-    typer.Option("--context", help="Also read this folder for cross-object lookups; report only the PATHs."),
+    typer.Option("--lookup", help="Also read this folder for cross-object lookups; report only the PATHs."),
 ]
 
 JobsOption = Annotated[

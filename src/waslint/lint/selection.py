@@ -1,6 +1,6 @@
 """Which files a run reads and which it reports on.
 
-`--context DIR` reads DIR as well (for cross-object lookups: a PodGroup in another file), while
+`--lookup DIR` reads DIR as well (for cross-object lookups: a PodGroup in another file), while
 findings are reported only for the PATH arguments: the pre-commit hook passes the staged files
 and reads the repository. `--changed-since REF` reports only the files changed since a git ref
 while reading every PATH. A named file inside a context folder that the folder's own walk skips
