@@ -50,7 +50,8 @@ def main() -> int:
     verdict = "PASS" if ratio <= BAR else "FAIL"
     print(f"command: {' '.join(command)}")
     print(f"exit status {done.returncode}, wall {wall:.2f} s")
-    print(f"corpus {size / 1e6:.1f} MB, peak RSS {peak / 1e6:.1f} MB, ratio {ratio:.2f}x (bar <= {BAR:.0f}x): {verdict}")
+    print(f"corpus {size / 1e6:.1f} MB, peak RSS {peak / 1e6:.1f} MB, ratio {ratio:.2f}x", end=" ")
+    print(f"(bar <= {BAR:.0f}x): {verdict}")
     return 0 if done.returncode in (0, 1) and verdict == "PASS" else 1
 
 
