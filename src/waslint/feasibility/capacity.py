@@ -1,0 +1,256 @@
+"""Free capacity and how many pods of one shape a node, or a topology domain, still takes.
+
+Free = allocatable - requests of the Pods bound to the node (`spec.nodeName` set, phase not
+Succeeded/Failed: a Pending pod with a node holds its capacity). The state is mutable: placing a
+gang consumes capacity for the next one, and a journal lets a tentative placement (a composite
+group's child, a what-if) be rolled back.
+
+Speed by design: a `ShapeView` keeps, for one pod shape, the pod count of every node and the sum
+per domain of each topology key asked for; consuming capacity on a node updates the views of that
+node only (incremental), so a run of thousands of gangs never rescans the cluster. Node filters
+run once per class of identical nodes (labels other than the hostname, taints, readiness).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from waslint.feasibility.filters import DRAINED, exclusion
+from waslint.feasibility.model import (
+    GPU,
+    MILLI,
+    NodeInfo,
+    PodShape,
+    Resources,
+    RunningPod,
+)
+
+WHOLE = "<all nodes>"  # the one domain of a gang without a topology key
+
+
+@dataclass
+class Journal:
+    entries: list[tuple[int, Resources, list[int]]] = field(default_factory=list)
+
+
+class ClusterState:
+    def __init__(self, nodes: list[NodeInfo], running: Iterable[RunningPod] = (), drained: Iterable[str] = ()) -> None:
+        self.nodes = nodes
+        self.index = {node.name: position for position, node in enumerate(nodes)}
+        self.free: list[Resources] = [dict(node.allocatable) for node in nodes]
+        self.partial: list[list[int]] = [[] for _ in nodes]  # free milli of partly used GPU devices
+        self.drained = {self.index[name] for name in drained if name in self.index}
+        self.running: list[RunningPod] = []
+        self.on_node: list[list[RunningPod]] = [[] for _ in nodes]
+        self.views: dict[PodShape, ShapeView] = {}
+        self.journal: list[tuple[int, Resources, list[int]]] = []
+        self.journaling = 0
+        self._label_values: dict[str, list[str | None]] = {}
+        self._domains: dict[str, dict[str, list[int]]] = {}
+        for pod in running:
+            position = self.index.get(pod.node)
+            if position is None:
+                continue
+            self.running.append(pod)
+            self.on_node[position].append(pod)
+            self._take(position, pod.requests, pod.gpu_fraction)
+
+    def clone(self) -> ClusterState:
+        """A copy with the same free capacity, no views and no journal (for baselines and what-ifs)."""
+        copy = ClusterState.__new__(ClusterState)
+        copy.nodes, copy.index = self.nodes, self.index
+        copy.free = [dict(free) for free in self.free]
+        copy.partial = [list(partial) for partial in self.partial]
+        copy.drained = set(self.drained)
+        copy.running, copy.on_node = self.running, self.on_node
+        copy.views, copy.journal, copy.journaling = {}, [], 0
+        copy._label_values, copy._domains = self._label_values, self._domains
+        return copy
+
+    # ----------------------------------------------------------------------- capacity
+
+    def _take(self, position: int, requests: Resources, fraction: int) -> None:
+        free = self.free[position]
+        for name, amount in requests.items():
+            free[name] = free.get(name, 0) - amount
+        if fraction:
+            self._take_fraction(position, fraction)
+
+    def _take_fraction(self, position: int, fraction: int) -> None:
+        partial = self.partial[position]
+        fitting = [slot for slot, left in enumerate(partial) if left >= fraction]
+        if fitting:  # best fit: the fullest device that still holds the fraction
+            slot = min(fitting, key=lambda s: partial[s])
+            partial[slot] -= fraction
+            return
+        free = self.free[position]
+        if free.get(GPU, 0) >= MILLI:
+            free[GPU] -= MILLI
+            partial.append(MILLI - fraction)
+
+    def give_back(self, position: int, requests: Resources, fraction: int) -> None:
+        """Release a running pod's requests (preemption what-ifs)."""
+        if self.journaling:
+            self.journal.append((position, dict(self.free[position]), list(self.partial[position])))
+        free = self.free[position]
+        for name, amount in requests.items():
+            free[name] = free.get(name, 0) + amount
+        if fraction:
+            partial = self.partial[position]
+            used = [slot for slot, left in enumerate(partial) if left + fraction <= MILLI]
+            if used:
+                slot = min(used, key=lambda s: partial[s])
+                partial[slot] += fraction
+                if partial[slot] == MILLI:
+                    partial.pop(slot)
+                    free[GPU] = free.get(GPU, 0) + MILLI
+        self._refresh(position)
+
+    def count(self, position: int, shape: PodShape) -> tuple[int, str | None]:
+        """How many more pods of `shape` fit on the node by resources, and the resource that
+        limits that count (None when nothing does)."""
+        free = self.free[position]
+        best, limiting = 1 << 30, None
+        for name, amount in shape.requests:
+            fits = free.get(name, 0) // amount
+            if fits < best:
+                best, limiting = fits, name
+        fraction = self.fraction_of(position, shape)
+        if fraction is not None:
+            if fraction <= 0:
+                return 0, f"{GPU} (no nvidia.com/gpu.memory label to size gpu-memory)"
+            devices = sum(left // fraction for left in self.partial[position])
+            devices += (free.get(GPU, 0) // MILLI) * (MILLI // fraction)
+            if devices < best:
+                best, limiting = devices, GPU
+        return max(0, best), limiting
+
+    def fraction_of(self, position: int, shape: PodShape) -> int | None:
+        """The share of one GPU device a KAI fractional pod takes on this node, in milli; None
+        for a pod that is not fractional, 0 when it cannot be sized here."""
+        if shape.gpu_fraction:
+            return shape.gpu_fraction
+        if shape.gpu_memory_mib:
+            device = self.nodes[position].gpu_memory_mib
+            if not device:
+                return 0
+            return min(MILLI, -(-shape.gpu_memory_mib * MILLI // device))
+        return None
+
+    def consume(self, position: int, shape: PodShape, pods: int) -> None:
+        if self.journaling:
+            self.journal.append((position, dict(self.free[position]), list(self.partial[position])))
+        fraction = self.fraction_of(position, shape) or 0
+        requests = shape.request_map
+        for _ in range(pods):
+            self._take(position, requests, fraction)
+        self._refresh(position)
+
+    def _refresh(self, position: int) -> None:
+        for view in self.views.values():
+            view.refresh(position)
+
+    def checkpoint(self) -> int:
+        self.journaling += 1
+        return len(self.journal)
+
+    def commit(self, mark: int) -> None:
+        self.journaling -= 1
+        if not self.journaling:
+            del self.journal[mark:]
+
+    def rollback(self, mark: int) -> None:
+        self.journaling -= 1
+        while len(self.journal) > mark:
+            position, free, partial = self.journal.pop()
+            self.free[position], self.partial[position] = free, partial
+            self._refresh(position)
+
+    # ----------------------------------------------------------------------- topology
+
+    def label_values(self, key: str | None) -> list[str | None]:
+        if key is None:
+            return [WHOLE] * len(self.nodes)
+        found = self._label_values.get(key)
+        if found is None:
+            found = [node.labels.get(key) for node in self.nodes]
+            self._label_values[key] = found
+        return found
+
+    def domains(self, key: str | None) -> dict[str, list[int]]:
+        """Domain value -> node positions, for one topology key (None: one domain of all nodes)."""
+        cache_key = key if key is not None else "\0"
+        found = self._domains.get(cache_key)
+        if found is None:
+            found = {}
+            for position, value in enumerate(self.label_values(key)):
+                if value is not None:
+                    found.setdefault(value, []).append(position)
+            self._domains[cache_key] = found
+        return found
+
+    def view(self, shape: PodShape) -> ShapeView:
+        found = self.views.get(shape)
+        if found is None:
+            found = ShapeView(self, shape)
+            self.views[shape] = found
+        return found
+
+
+class ShapeView:
+    """Per node: why it is excluded (None: it passes the filters), how many pods of the shape fit,
+    and which resource limits that; per topology key: the sum of the counts per domain."""
+
+    def __init__(self, state: ClusterState, shape: PodShape) -> None:
+        self.state = state
+        self.shape = shape
+        self.excluded: list[str | None] = self._filter()
+        self.counts = [0] * len(state.nodes)
+        self.limits: list[str | None] = [None] * len(state.nodes)
+        for position, reason in enumerate(self.excluded):
+            if reason is None:
+                self.counts[position], self.limits[position] = state.count(position, shape)
+        self._sums: dict[str | None, dict[str, int]] = {}
+
+    def _filter(self) -> list[str | None]:
+        state, shape = self.state, self.shape
+        per_class: dict[Any, str | None] = {}
+        reasons: list[str | None] = []
+        judge_each = shape.names_host
+        for position, node in enumerate(state.nodes):
+            if position in state.drained:
+                reasons.append(DRAINED)
+                continue
+            if judge_each:
+                reasons.append(exclusion(shape, node))
+                continue
+            node_class = node.filter_class
+            if node_class not in per_class:
+                per_class[node_class] = exclusion(shape, node)
+            reasons.append(per_class[node_class])
+        return reasons
+
+    def refresh(self, position: int) -> None:
+        if self.excluded[position] is not None:
+            return
+        old = self.counts[position]
+        new, limiting = self.state.count(position, self.shape)
+        self.counts[position], self.limits[position] = new, limiting
+        if new != old:
+            for key, sums in self._sums.items():
+                value = self.state.label_values(key)[position]
+                if value is not None:
+                    sums[value] += new - old
+
+    def sums(self, key: str | None) -> dict[str, int]:
+        """Domain value -> pods of this shape that fit in it now (kept up to date)."""
+        found = self._sums.get(key)
+        if found is None:
+            found = {}
+            counts = self.counts
+            for value, positions in self.state.domains(key).items():
+                found[value] = sum(counts[p] for p in positions)
+            self._sums[key] = found
+        return found

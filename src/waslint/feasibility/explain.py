@@ -1,0 +1,309 @@
+"""The words of a verdict: how many pods fit against how many are required (KAI's "Resources were
+found for 2 pods while 3 are required" is the floor), in which domain, per-reason node counts
+(Kueue's exclusion stats), the limiting resource, and the fragmentation view (free in the cluster
+against free in the best single domain). Feasible gangs get their domain, pods per node and the
+headroom left.
+
+Everything is computed from the state at the moment the gang was placed, before later gangs of
+the run consume more.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from waslint.feasibility.capacity import WHOLE, ClusterState, ShapeView
+from waslint.feasibility.model import GPU, MILLI, PODS, Gang, PodShape, show_amount
+from waslint.feasibility.placement import Attempt, domain_nodes, main_shape, place
+
+BAR_DOMAINS = 12  # domains shown in the per-domain capacity view
+
+
+@dataclass
+class DomainRoom:
+    """One row of the per-domain view: free amount of the limiting resource on eligible nodes,
+    and pods of the gang's main shape that fit there."""
+
+    value: str
+    free: int
+    pods: int
+
+
+@dataclass
+class Verdict:
+    gang: Gang
+    feasible: bool
+    required: int
+    placeable: int
+    key: str | None
+    domain: str | None
+    fitting_domains: list[str] = field(default_factory=list)
+    placement: dict[str, int] = field(default_factory=dict)
+    reasons: list[str] = field(default_factory=list)
+    exclusions: dict[str, int] = field(default_factory=dict)
+    limiting_resource: str | None = None
+    blocked_by: list[Gang] = field(default_factory=list)
+    headroom: dict[str, str] = field(default_factory=dict)
+    rooms: list[DomainRoom] = field(default_factory=list)
+    children: list[Verdict] = field(default_factory=list)
+    what_if: list[str] = field(default_factory=list)
+
+    def to_json(self, path: str | None, line: int | None) -> dict[str, Any]:
+        return {
+            **self.gang.identity,
+            "path": path,
+            "line": line,
+            "feasible": self.feasible,
+            "required": self.required,
+            "placeable": self.placeable,
+            "domain": {"key": self.key, "value": self.domain} if self.key and self.domain else None,
+            "fitting_domains": self.fitting_domains,
+            "placement": self.placement,
+            "reasons": self.reasons,
+            "exclusions": self.exclusions,
+            "limiting_resource": self.limiting_resource,
+            "blocked_by": [gang.identity for gang in self.blocked_by],
+            "priority": self.gang.priority,
+            "headroom": self.headroom,
+            "children": [child.to_json(None, None) for child in self.children],
+            "what_if": self.what_if,
+        }
+
+    def summary_line(self) -> str:
+        """One sentence for a lint finding or a table cell."""
+        return "; ".join(self.reasons) if self.reasons else "fits"
+
+
+def pods_word(count: int) -> str:
+    return "1 pod" if count == 1 else f"{count} pods"
+
+
+def domain_label(key: str | None) -> str:
+    return key.rsplit("/", 1)[-1] if key else "cluster"
+
+
+def explain(state: ClusterState, attempt: Attempt) -> Verdict:
+    gang = attempt.gang
+    if gang.composite:
+        return _explain_composite(state, attempt)
+    verdict = Verdict(
+        gang=gang,
+        feasible=attempt.feasible,
+        required=gang.required,
+        placeable=min(attempt.placeable, gang.required) if not attempt.feasible else attempt.placeable,
+        key=gang.topology_key,
+        domain=attempt.domain if attempt.domain != WHOLE else None,
+    )
+    verdict.reasons.extend(gang.problems)
+    shape = main_shape(gang)
+    if shape is None or gang.problems:
+        return verdict
+    view = state.view(shape)
+    considered = attempt.restrict if attempt.restrict is not None else range(len(state.nodes))
+    verdict.exclusions = _exclusions(state, view, considered, gang.topology_key, attempt.placement)
+    domains = domain_nodes(state, gang.topology_key, attempt.restrict)
+    best_nodes = domains.get(attempt.domain, []) if attempt.domain is not None else []
+    verdict.limiting_resource = _limiting(state, view, best_nodes or list(considered))
+    verdict.rooms = _rooms(state, view, domains, verdict.limiting_resource, attempt.room)
+    verdict.fitting_domains = [value for value in attempt.fitting if value != WHOLE]
+    verdict.placement = {state.nodes[p].name: pods for p, pods in sorted(attempt.placement.items())}
+    if attempt.feasible:
+        _feasible_words(state, verdict, view, best_nodes)
+    else:
+        _infeasible_words(state, verdict, view, domains, considered, attempt)
+    for note in gang.notes:
+        verdict.reasons.append(note)
+    return verdict
+
+
+def _exclusions(
+    state: ClusterState, view: ShapeView, considered: Any, key: str | None, placed: dict[int, int]
+) -> dict[str, int]:
+    """Nodes by the first reason they take no pod of the shape; nodes this gang was just placed
+    on are not counted (they had room before it)."""
+    found: Counter[str] = Counter()
+    values = state.label_values(key)
+    for position in considered:
+        reason = view.excluded[position]
+        if reason is None and key is not None and values[position] is None:
+            reason = f"no {key} label"
+        if reason is None and view.counts[position] == 0 and position not in placed:
+            reason = f"insufficient {view.limits[position]}"
+        if reason is not None:
+            found[reason] += 1
+    return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _limiting(state: ClusterState, view: ShapeView, nodes: list[int]) -> str | None:
+    """The requested resource with the least room (in pods) over the eligible nodes given."""
+    shape = view.shape
+    eligible = [p for p in nodes if view.excluded[p] is None]
+    if not eligible:
+        return None
+    if shape.gpu_fraction or shape.gpu_memory_mib:
+        limits = Counter(view.limits[p] for p in eligible if view.limits[p])
+        return limits.most_common(1)[0][0] if limits else GPU
+    room = {
+        name: sum(max(0, state.free[p].get(name, 0)) // amount for p in eligible) for name, amount in shape.requests
+    }
+    ordered = sorted(room, key=lambda name: (room[name], name == PODS, name))
+    return ordered[0] if ordered else None
+
+
+def _rooms(
+    state: ClusterState, view: ShapeView, domains: dict[str, list[int]], resource: str | None, room: dict[str, int]
+) -> list[DomainRoom]:
+    rows = []
+    for value, nodes in domains.items():
+        free = sum(max(0, state.free[p].get(resource, 0)) for p in nodes if view.excluded[p] is None) if resource else 0
+        rows.append(DomainRoom(value, free, room.get(value, sum(view.counts[p] for p in nodes))))
+    rows.sort(key=lambda row: (-row.pods, -row.free, row.value))
+    return rows
+
+
+def _per_pod(shape: PodShape, resource: str) -> int:
+    if resource == GPU and shape.gpu_fraction:
+        return shape.gpu_fraction
+    return shape.amount(resource)
+
+
+def _feasible_words(state: ClusterState, verdict: Verdict, view: ShapeView, nodes: list[int]) -> None:
+    where = f"{verdict.key}={verdict.domain}" if verdict.key else "the cluster"
+    spread = ", ".join(f"{name}: {pods}" for name, pods in verdict.placement.items())
+    verdict.reasons.append(f"fits in {where}: {pods_word(sum(verdict.placement.values()))} ({spread})")
+    others = [value for value in verdict.fitting_domains if value != verdict.domain]
+    if others:
+        shown = ", ".join(others[:8]) + (f" and {len(others) - 8} more" if len(others) > 8 else "")
+        verdict.reasons.append(f"would also fit in {verdict.key}: {shown}")
+    resource = verdict.limiting_resource
+    if resource is not None and nodes:
+        left = sum(max(0, state.free[p].get(resource, 0)) for p in nodes if view.excluded[p] is None)
+        more = sum(view.counts[p] for p in nodes)
+        verdict.headroom = {
+            "resource": resource,
+            "free_after": show_amount(resource, left),
+            "more_pods": str(more),
+        }
+        verdict.reasons.append(
+            f"headroom in {where} after placement: {show_amount(resource, left)} {resource} free,"
+            f" room for {pods_word(more)} more of this shape"
+        )
+
+
+def _infeasible_words(
+    state: ClusterState,
+    verdict: Verdict,
+    view: ShapeView,
+    domains: dict[str, list[int]],
+    considered: Any,
+    attempt: Attempt,
+) -> None:
+    gang, key = verdict.gang, verdict.key
+    found, need = verdict.placeable, gang.required
+    if key is not None and not domains:
+        verdict.reasons.append(f"no node carries the topology label {key}: the gang can never be placed")
+    where = f" in one {key} domain (best: {key}={verdict.domain})" if key and verdict.domain else ""
+    verdict.reasons.append(
+        f"Resources were found for {pods_word(found)} while {need} are required for gang scheduling{where}"
+    )
+    total = sum(1 for _ in considered)
+    if verdict.exclusions:
+        listed = "; ".join(f"{count} nodes: {reason}" for reason, count in verdict.exclusions.items())
+        verdict.reasons.append(f"{total} nodes: {listed}")
+    resource = verdict.limiting_resource
+    shape = view.shape
+    if resource is not None:
+        per_pod = _per_pod(shape, resource)
+        needed = need * per_pod
+        eligible = [p for p in considered if view.excluded[p] is None]
+        free_total = sum(max(0, state.free[p].get(resource, 0)) for p in eligible)
+        if resource == GPU and shape.gpu_fraction:
+            free_total = sum(sum(state.partial[p]) + max(0, state.free[p].get(GPU, 0)) for p in eligible)
+        unit = show_amount(resource, needed)
+        if key is not None and verdict.rooms:
+            top = max(verdict.rooms, key=lambda row: (row.free, row.pods))
+            label = domain_label(key)
+            verdict.reasons.append(
+                f"{show_amount(resource, free_total)} {resource} free on eligible nodes, at most"
+                f" {show_amount(resource, top.free)} in one {label} ({key}={top.value});"
+                f" the gang needs {unit} in one {label}"
+            )
+        else:
+            verdict.reasons.append(
+                f"{show_amount(resource, free_total)} {resource} free on eligible nodes; the gang needs {unit}"
+                f" ({need} x {show_amount(resource, per_pod)})"
+            )
+        verdict.reasons.append(f"limiting resource: {resource}")
+    if attempt.heuristic:
+        verdict.reasons.append(
+            "mixed pod sizes: largest-first placement found no fit; this is a heuristic (bin packing),"
+            " an exhaustive search was too large to run"
+        )
+
+
+def _explain_composite(state: ClusterState, attempt: Attempt) -> Verdict:
+    gang = attempt.gang
+    verdict = Verdict(
+        gang=gang,
+        feasible=attempt.feasible,
+        required=gang.min_groups,
+        placeable=attempt.placeable,
+        key=gang.topology_key,
+        domain=attempt.domain if attempt.domain != WHOLE else None,
+        fitting_domains=[value for value in attempt.fitting if value != WHOLE],
+    )
+    verdict.reasons.extend(gang.problems)
+    if gang.problems:
+        return verdict
+    verdict.placement = {state.nodes[p].name: pods for p, pods in sorted(attempt.placement.items())}
+    where = f"{gang.topology_key}={attempt.domain}" if gang.topology_key and attempt.domain else "the cluster"
+    verdict.children = _replay_children(state, attempt)
+    if attempt.feasible:
+        verdict.reasons.append(
+            f"fits in {where}: {attempt.placeable} of {len(gang.children)} child groups"
+            f" (minGroupCount {gang.min_groups})"
+        )
+    else:
+        if attempt.domain is None:
+            verdict.reasons.append(f"no {gang.topology_key} domain to place the group in")
+        verdict.reasons.append(
+            f"{attempt.placeable} of {gang.min_groups} required child groups fit in one"
+            f" {domain_label(gang.topology_key)} domain (best: {where}), each child at its minimum"
+        )
+        for child in verdict.children:
+            if not child.feasible:
+                verdict.reasons.append(f"{child.gang}: {'; '.join(child.reasons[:2])}")
+        limits = [child.limiting_resource for child in verdict.children if child.limiting_resource]
+        verdict.limiting_resource = Counter(limits).most_common(1)[0][0] if limits else None
+    return verdict
+
+
+def _replay_children(state: ClusterState, attempt: Attempt) -> list[Verdict]:
+    """Explain each child as placement saw it inside the chosen (or best) parent domain: earlier
+    siblings consume capacity, exactly as in the attempt; the state is left unchanged."""
+    if attempt.domain is None:
+        return []
+    nodes = domain_nodes(state, attempt.gang.topology_key, attempt.restrict).get(attempt.domain, [])
+    mark = state.checkpoint()
+    if attempt.feasible:  # undo the committed placement of the children first, then replay it
+        release(state, attempt)
+    verdicts = []
+    for child in attempt.children:
+        result = place(state, child.gang, nodes, keep=True)
+        verdicts.append(explain(state, result))
+    state.rollback(mark)
+    return verdicts
+
+
+def release(state: ClusterState, attempt: Attempt) -> None:
+    """Give back what a kept attempt consumed."""
+    for position, shape, pods in attempt.assigned:
+        fraction = state.fraction_of(position, shape) or 0
+        for _ in range(pods):
+            state.give_back(position, shape.request_map, fraction)
+
+
+def gpu_units(requests: dict[str, int], fraction: int) -> float:
+    return (requests.get(GPU, 0) + fraction) / MILLI

@@ -1,0 +1,333 @@
+"""All-or-nothing placement of gangs on a `ClusterState`.
+
+- A gang needs `required` pods (its minimum) in one domain of its topology key (every node with one
+  value of that label); without a key the whole cluster is one domain. Every domain is tried.
+- Homogeneous gangs (one pod shape) are exact: the pods of one shape fit in a domain iff the sum
+  of the per-node counts reaches `required`. The tightest fitting domain is chosen (Kueue's
+  BestFit: the fewest pods of room that still fit, ties by label value); inside it nodes are
+  filled largest first and the last node is the best fit.
+- Heterogeneous gangs (several shapes): pods largest first, each shape filled like above. This is
+  a heuristic (bin packing); when it finds nothing and the input is small, an exhaustive search
+  decides, so a small gang is only reported infeasible when no placement exists at all.
+- Composite groups: each domain of the parent's key, then the children inside it, each child at
+  its minimum, until `min_groups` children are placed; otherwise roll back and try the next domain.
+- A run places gangs in priority order (then file order); each placed gang consumes capacity.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from dataclasses import dataclass, field
+
+from waslint.feasibility.capacity import ClusterState
+from waslint.feasibility.model import Gang, PodShape
+
+EXACT_SEARCH_PODS = 10  # exhaustive search only below these sizes: it is exponential
+EXACT_SEARCH_NODES = 12
+EXACT_SEARCH_STEPS = 200_000
+
+
+@dataclass
+class Attempt:
+    """The outcome of placing one gang: where (or the best partial attempt), and what it saw."""
+
+    gang: Gang
+    feasible: bool
+    domain: str | None = None  # the chosen domain value, or the best domain of a failed attempt
+    placement: dict[int, int] = field(default_factory=dict)  # node position -> pods
+    placeable: int = 0  # pods (composite: child groups) that fit in the best domain
+    fitting: list[str] = field(default_factory=list)  # every domain that fits, tightest first
+    room: dict[str, int] = field(default_factory=dict)  # domain -> pods of the main shape that fit
+    heuristic: bool = False  # infeasible by the largest-first heuristic only (no exhaustive proof)
+    searched: bool = False  # an exhaustive search decided
+    children: list[Attempt] = field(default_factory=list)
+    restrict: list[int] | None = None
+    assigned: list[tuple[int, PodShape, int]] = field(default_factory=list)  # (node, shape, pods) consumed
+
+
+def main_shape(gang: Gang) -> PodShape | None:
+    pods = gang.pods_to_place()
+    return pods[0] if pods else None
+
+
+def place(state: ClusterState, gang: Gang, restrict: list[int] | None = None, keep: bool = True) -> Attempt:
+    """Place the gang (inside `restrict` nodes when given). With keep=False the state is left as it was."""
+    mark = state.checkpoint()
+    try:
+        attempt = _place(state, gang, restrict)
+    except BaseException:
+        state.rollback(mark)
+        raise
+    if keep and attempt.feasible:
+        state.commit(mark)
+    else:
+        state.rollback(mark)
+    attempt.restrict = restrict
+    return attempt
+
+
+def _place(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
+    if gang.problems:
+        return Attempt(gang, False)
+    if gang.composite:
+        return _place_composite(state, gang, restrict)
+    pods = gang.pods_to_place()
+    if not pods:
+        return Attempt(gang, True, placeable=0)
+    shapes = Counter(pods)
+    if len(shapes) == 1:
+        return _place_homogeneous(state, gang, pods[0], len(pods), restrict)
+    return _place_mixed(state, gang, pods, restrict)
+
+
+def domain_nodes(state: ClusterState, key: str | None, restrict: list[int] | None) -> dict[str, list[int]]:
+    if restrict is None:
+        return state.domains(key)
+    values = state.label_values(key)
+    found: dict[str, list[int]] = {}
+    for position in restrict:
+        value = values[position]
+        if value is not None:
+            found.setdefault(value, []).append(position)
+    return found
+
+
+def room_per_domain(
+    state: ClusterState, shape: PodShape, key: str | None, restrict: list[int] | None
+) -> dict[str, int]:
+    view = state.view(shape)
+    if restrict is None:
+        return view.sums(key)
+    counts = view.counts
+    return {value: sum(counts[p] for p in nodes) for value, nodes in domain_nodes(state, key, restrict).items()}
+
+
+def tightest(room: dict[str, int], need: int) -> list[str]:
+    """Domains with room for `need` pods, the tightest first (BestFit), ties by label value."""
+    return sorted((value for value, pods in room.items() if pods >= need), key=lambda value: (room[value], value))
+
+
+def best_partial(room: dict[str, int]) -> str | None:
+    """The domain with the most room (ties: the first label value)."""
+    if not room:
+        return None
+    return min(room, key=lambda value: (-room[value], value))
+
+
+def fill(counts: list[int], nodes: list[int], need: int) -> dict[int, int]:
+    """Pods per node for `need` pods over `nodes` (their counts must cover it): the largest nodes
+    first, the last one by best fit, so the big nodes of a domain stay whole when possible."""
+    candidates = [(counts[p], p) for p in nodes if counts[p] > 0]
+    if len(candidates) > 4 * need:
+        ordered = heapq.nlargest(need, candidates, key=lambda item: (item[0], -item[1]))
+    else:
+        ordered = sorted(candidates, key=lambda item: (-item[0], item[1]))
+    placement: dict[int, int] = {}
+    left = need
+    for count, position in ordered:
+        if left <= 0:
+            break
+        if count >= left:
+            fitting = [(c, p) for c, p in candidates if c >= left and p not in placement]
+            _, chosen = min(fitting, key=lambda item: (item[0], item[1]))
+            placement[chosen] = left
+            left = 0
+            break
+        placement[position] = count
+        left -= count
+    return placement if left <= 0 else {}
+
+
+def _place_homogeneous(
+    state: ClusterState, gang: Gang, shape: PodShape, need: int, restrict: list[int] | None
+) -> Attempt:
+    room = room_per_domain(state, shape, gang.topology_key, restrict)
+    fitting = tightest(room, need)
+    if not fitting:
+        best = best_partial(room)
+        return Attempt(gang, False, best, placeable=room.get(best, 0) if best else 0, room=room)
+    chosen = fitting[0]
+    nodes = domain_nodes(state, gang.topology_key, restrict)[chosen]
+    placement = fill(state.view(shape).counts, nodes, need)
+    for position, pods in placement.items():
+        state.consume(position, shape, pods)
+    assigned = [(position, shape, pods) for position, pods in placement.items()]
+    return Attempt(gang, True, chosen, placement, need, fitting, room, assigned=assigned)
+
+
+def _place_mixed(state: ClusterState, gang: Gang, pods: list[PodShape], restrict: list[int] | None) -> Attempt:
+    groups = list(Counter(pods).items())  # in first-seen order: pods are largest first
+    main = groups[0][0]
+    room = room_per_domain(state, main, gang.topology_key, restrict)
+    domains = domain_nodes(state, gang.topology_key, restrict)
+    per_shape = {shape: room_per_domain(state, shape, gang.topology_key, restrict) for shape, _ in groups}
+    candidates = [value for value in domains if all(per_shape[shape].get(value, 0) >= n for shape, n in groups)]
+    candidates.sort(key=lambda value: (room.get(value, 0), value))
+    best_value, best_placed = best_partial(room), 0
+    fitting: list[str] = []
+    chosen: tuple[str, list[tuple[int, PodShape, int]]] | None = None
+    for value in candidates:
+        mark = state.checkpoint()
+        placed, assigned = _fill_groups(state, groups, domains[value])
+        if placed == len(pods):
+            fitting.append(value)
+            if chosen is None:
+                chosen = (value, assigned)
+                state.commit(mark)
+                continue
+        elif placed > best_placed:
+            best_value, best_placed = value, placed
+        state.rollback(mark)
+    if chosen is not None:
+        return Attempt(gang, True, chosen[0], _per_node(chosen[1]), len(pods), fitting, room, assigned=chosen[1])
+    attempt = Attempt(gang, False, best_value, placeable=best_placed, room=room, heuristic=bool(candidates))
+    small = [value for value in candidates if len(domains[value]) <= EXACT_SEARCH_NODES]
+    if candidates and len(pods) <= EXACT_SEARCH_PODS and len(small) == len(candidates):
+        for value in candidates:
+            found = exact_search(state, pods, domains[value])
+            if found is not None:
+                assigned = [(position, shape, 1) for position, shape in found]
+                for position, shape, _ in assigned:
+                    state.consume(position, shape, 1)
+                placement = _per_node(assigned)
+                return Attempt(gang, True, value, placement, len(pods), [value], room, searched=True, assigned=assigned)
+        attempt.heuristic, attempt.searched = False, True
+    return attempt
+
+
+def _per_node(assigned: list[tuple[int, PodShape, int]]) -> dict[int, int]:
+    placement: dict[int, int] = {}
+    for position, _, pods in assigned:
+        placement[position] = placement.get(position, 0) + pods
+    return placement
+
+
+def _fill_groups(
+    state: ClusterState, groups: list[tuple[PodShape, int]], nodes: list[int]
+) -> tuple[int, list[tuple[int, PodShape, int]]]:
+    placed, assigned = 0, []
+    for shape, need in groups:
+        counts = state.view(shape).counts
+        have = sum(counts[p] for p in nodes)
+        take = fill(counts, nodes, min(need, have)) if have else {}
+        for position, pods in take.items():
+            state.consume(position, shape, pods)
+            assigned.append((position, shape, pods))
+        placed += sum(take.values())
+        if have < need:
+            break
+    return placed, assigned
+
+
+def exact_search(state: ClusterState, pods: list[PodShape], nodes: list[int]) -> list[tuple[int, PodShape]] | None:
+    """Every assignment of the pods to the nodes (equal pods in non-decreasing node order), on a
+    private copy of the nodes' free capacity; the first that fits, or None."""
+    free = {p: dict(state.free[p]) for p in nodes}
+    allowed = {shape: [p for p in nodes if state.view(shape).excluded[p] is None] for shape in set(pods)}
+    if any(shape.gpu_fraction or shape.gpu_memory_mib for shape in pods):
+        return None  # device-level sharing is not modelled in the search
+    steps = 0
+    chosen: list[tuple[int, PodShape]] = []
+
+    def fits(position: int, shape: PodShape) -> bool:
+        have = free[position]
+        return all(have.get(name, 0) >= amount for name, amount in shape.requests)
+
+    def search(k: int, floor: int) -> bool:
+        nonlocal steps
+        if k == len(pods):
+            return True
+        steps += 1
+        if steps > EXACT_SEARCH_STEPS:
+            return False
+        shape = pods[k]
+        for position in allowed[shape]:
+            if position < floor or not fits(position, shape):
+                continue
+            for name, amount in shape.requests:
+                free[position][name] -= amount
+            chosen.append((position, shape))
+            next_floor = position if k + 1 < len(pods) and pods[k + 1] == shape else -1
+            if search(k + 1, next_floor):
+                return True
+            chosen.pop()
+            for name, amount in shape.requests:
+                free[position][name] += amount
+        return False
+
+    return list(chosen) if search(0, -1) else None
+
+
+def _place_composite(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
+    """Parent domain first, then `min_groups` children inside it, each at its minimum; the
+    largest children first. Tries every parent domain, the tightest (least room) first."""
+    domains = domain_nodes(state, gang.topology_key, restrict)
+    need = gang.min_groups
+    children = sorted(gang.children, key=lambda child: _gang_size(child), reverse=True)
+    shape = _first_shape(gang)
+    room = room_per_domain(state, shape, gang.topology_key, restrict) if shape is not None else {}
+    order = sorted(domains, key=lambda value: (room.get(value, 0), value))
+    best: Attempt | None = None
+    fitting: list[str] = []
+    kept: Attempt | None = None
+    for value in order:
+        mark = state.checkpoint()
+        results: list[Attempt] = []
+        placed = 0
+        for child in children:
+            result = place(state, child, domains[value], keep=True)
+            results.append(result)
+            placed += result.feasible
+            if placed >= need:
+                break
+        if placed >= need:
+            fitting.append(value)
+            if kept is None:
+                assigned = [item for result in results for item in result.assigned]
+                kept = Attempt(
+                    gang, True, value, _per_node(assigned), placed, fitting, room, children=results, assigned=assigned
+                )
+                state.commit(mark)
+                continue
+        elif best is None or placed > best.placeable:
+            best = Attempt(gang, False, value, placeable=placed, room=room, children=results)
+        state.rollback(mark)
+    if kept is not None:
+        return kept
+    return best or Attempt(gang, False, None, room=room)
+
+
+def _gang_size(gang: Gang) -> tuple[int, ...]:
+    shape = _first_shape(gang)
+    size = shape.size_key() if shape is not None else (0,)
+    return (gang.required * (size[0] or 1), *size)
+
+
+def _first_shape(gang: Gang) -> PodShape | None:
+    if gang.children:
+        return _first_shape(gang.children[0])
+    return main_shape(gang)
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@dataclass
+class RunResult:
+    gang: Gang
+    attempt: Attempt
+    state_after: ClusterState | None = None
+    blocked_by: list[Gang] = field(default_factory=list)
+    baseline_fits: bool = False
+
+
+def run_order(gangs: list[Gang]) -> list[Gang]:
+    return sorted(gangs, key=lambda gang: (-gang.priority, gang.order))
+
+
+def node_set(attempt: Attempt) -> set[int]:
+    found = set(attempt.placement)
+    for child in attempt.children:
+        found |= node_set(child)
+    return found
