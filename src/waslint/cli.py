@@ -511,6 +511,56 @@ def fix(
     raise typer.Exit(status)
 
 
+@app.command()
+def feasibility(
+    paths: PathsArgument = None,
+    snapshot: Annotated[
+        str, typer.Option("--snapshot", help="Cluster snapshot: kind: List (YAML/JSON, or a folder), KAI snapshot.zip.")
+    ] = "",
+    fmt: FormatOption = "text",
+    output: OutputOption = None,
+    namespace: NamespaceOption = None,
+    preempt: Annotated[
+        bool, typer.Option("--preempt", help="Say whether evicting lower-priority groups makes a failing gang fit.")
+    ] = False,
+    drain: Annotated[str | None, typer.Option("--drain", help="What-if: these nodes (comma list) are drained.")] = None,
+    add_nodes: Annotated[int, typer.Option("--add-nodes", help="What-if: add N nodes like --like NODE.")] = 0,
+    like: Annotated[str | None, typer.Option("--like", help="The node --add-nodes copies.")] = None,
+    label: Annotated[
+        list[str] | None, typer.Option("--label", help="k=v label of the added nodes (repeatable).")
+    ] = None,
+) -> None:
+    """Can each gang in PATH be placed all-or-nothing on the snapshot's cluster? Where, or why not."""
+    from waslint.feasibility.analysis import WhatIf
+    from waslint.feasibility.command import FeasibilityRequest, UsageError, run
+
+    if not snapshot:
+        fail("--snapshot SNAP is required")
+    if add_nodes < 0 or (add_nodes and not like) or (like and not add_nodes):
+        fail("--add-nodes N and --like NODE go together (N >= 1)")
+    labels: dict[str, str] = {}
+    for item in label or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            fail(f"--label: {item!r} is not k=v")
+        labels[key] = value
+    what_if = WhatIf(
+        drain=[name.strip() for name in (drain or "").split(",") if name.strip()],
+        add_nodes=add_nodes,
+        like=like,
+        labels=labels,
+        preempt=preempt,
+    )
+    color = fmt == "text" and output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    request = FeasibilityRequest(snapshot, list(paths or ["."]), fmt, namespace or "default", what_if, color)
+    try:
+        outcome = run(request)
+    except UsageError as err:
+        fail(str(err))
+    write_output(outcome.text, output)
+    raise typer.Exit(outcome.status)
+
+
 @app.command("rules")
 def rules_command(
     fmt: Annotated[str, typer.Option("--format", help="text, json or markdown.")] = "text",

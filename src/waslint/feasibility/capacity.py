@@ -113,7 +113,7 @@ class ClusterState:
         limits that count (None when nothing does)."""
         free = self.free[position]
         best, limiting = 1 << 30, None
-        for name, amount in shape.requests:
+        for name, amount in shape.requests:  # extended resources first: they name the limit on ties
             fits = free.get(name, 0) // amount
             if fits < best:
                 best, limiting = fits, name

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.feasibility.capacity import WHOLE, ClusterState, ShapeView
-from waslint.feasibility.model import GPU, MILLI, PODS, Gang, PodShape, show_amount
+from waslint.feasibility.model import GPU, MILLI, Gang, PodShape, resource_rank, show_amount
 from waslint.feasibility.placement import Attempt, domain_nodes, main_shape, place
 
 BAR_DOMAINS = 12  # domains shown in the per-domain capacity view
@@ -78,6 +78,10 @@ class Verdict:
 
 def pods_word(count: int) -> str:
     return "1 pod" if count == 1 else f"{count} pods"
+
+
+def nodes_word(count: int) -> str:
+    return "1 node" if count == 1 else f"{count} nodes"
 
 
 def domain_label(key: str | None) -> str:
@@ -148,7 +152,7 @@ def _limiting(state: ClusterState, view: ShapeView, nodes: list[int]) -> str | N
     room = {
         name: sum(max(0, state.free[p].get(name, 0)) // amount for p in eligible) for name, amount in shape.requests
     }
-    ordered = sorted(room, key=lambda name: (room[name], name == PODS, name))
+    ordered = sorted(room, key=lambda name: (room[name], resource_rank(name)))
     return ordered[0] if ordered else None
 
 
@@ -210,8 +214,8 @@ def _infeasible_words(
     )
     total = sum(1 for _ in considered)
     if verdict.exclusions:
-        listed = "; ".join(f"{count} nodes: {reason}" for reason, count in verdict.exclusions.items())
-        verdict.reasons.append(f"{total} nodes: {listed}")
+        listed = "; ".join(f"{nodes_word(count)}: {reason}" for reason, count in verdict.exclusions.items())
+        verdict.reasons.append(f"{nodes_word(total)} in all; {listed}")
     resource = verdict.limiting_resource
     shape = view.shape
     if resource is not None:

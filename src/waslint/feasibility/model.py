@@ -60,6 +60,16 @@ def resource_map(value: Any, round_up: bool = True) -> Resources:
     return found
 
 
+def resource_rank(resource: str) -> tuple[int, str]:
+    """The order resources are named in when several limit equally: extended resources (GPUs)
+    first, then cpu, memory, other native resources, and `pods` last."""
+    if resource == PODS:
+        return (4, resource)
+    if "/" in resource:
+        return (0, resource)
+    return ({"cpu": 1, "memory": 2}.get(resource, 3), resource)
+
+
 def show_amount(resource: str, amount: int) -> str:
     """A milli-unit amount for people: `3`, `1.5`, `12Gi`, `500m` (cpu)."""
     if resource == "memory" or resource.endswith("storage"):
@@ -68,7 +78,7 @@ def show_amount(resource: str, amount: int) -> str:
             if size >= scale:
                 return f"{size / scale:.4g}{unit}"
         return f"{size:.4g}"
-    if resource == "cpu" and amount % MILLI:
+    if resource == "cpu" and amount % MILLI and amount < MILLI:
         return f"{amount}m"
     return f"{amount / MILLI:.4g}" if amount % MILLI else str(amount // MILLI)
 
@@ -268,7 +278,7 @@ def shape_from_spec(spec: dict[str, Any], annotations: dict[str, Any] | None = N
     gpu_memory = milli(annotations.get(KAI_GPU_MEMORY)) or 0
     node_name = spec.get("nodeName")
     return PodShape(
-        requests=tuple(sorted((k, v) for k, v in requests.items() if v > 0)),
+        requests=tuple(sorted(((k, v) for k, v in requests.items() if v > 0), key=lambda item: resource_rank(item[0]))),
         tolerations=_tolerations(spec),
         node_selector=tuple(sorted((str(k), str(v)) for k, v in as_map(spec.get("nodeSelector")).items())),
         affinity=_required_affinity(spec),
@@ -427,6 +437,7 @@ class Gang:
     problems: list[str] = field(default_factory=list)  # infeasible before placement (too few members ...)
     notes: list[str] = field(default_factory=list)
     origin: Any = None  # the caller's handle (object, path) for locations
+    is_gang: bool = True  # False: Pods of an object in no gang, each a group of one
     min_path: tuple[str | int, ...] = ()  # where the minimum sits in the origin object
 
     @property

@@ -31,6 +31,7 @@ RULE_MODULES = (
     "waslint.lint.rules.references",
     "waslint.lint.rules.quotas",
     "waslint.lint.rules.structure",
+    "waslint.lint.rules.placement",
     "waslint.lint.rules.gates",
     "waslint.lint.rules.runtime",
 )

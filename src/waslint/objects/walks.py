@@ -4,6 +4,7 @@ readers, containers and DRA claim entries. No rule or engine repeats these walks
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -359,3 +360,46 @@ def claim_entries(holder: dict[str, Any], path: Path) -> list[Claim]:
                 )
             )
     return found
+
+
+# --------------------------------------------------------------------------- gang vocabulary
+# How KAI, Volcano and coscheduling name gangs and their members (lint sizing and feasibility).
+
+JOBSET = ("jobset.x-k8s.io", "JobSet")
+LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
+VOLCANO_JOB = ("batch.volcano.sh", "Job")
+KAI_PODGROUP = ("scheduling.run.ai", "PodGroup")
+VOLCANO_PODGROUP = ("scheduling.volcano.sh", "PodGroup")
+COSCHEDULING_PODGROUP = ("scheduling.x-k8s.io", "PodGroup")
+KAI_MIN_MEMBER = "kai.scheduler/batch-min-member"
+KAI_MIN_MEMBER_KINDS = JOB_KINDS | {JOBSET, LWS}
+KAI_GROUP_ANNOTATION = "pod-group-name"
+KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
+VOLCANO_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
+COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def kai_min_member(obj: KObject) -> tuple[Path, Any] | None:
+    """(path, raw value) of the KAI batch-min-member annotation: the Job's, then the object's."""
+    if obj.kind == "CronJob":
+        annotations = as_map(dig(obj.spec, "jobTemplate", "metadata", "annotations"))
+        if KAI_MIN_MEMBER in annotations:
+            path: Path = ("spec", "jobTemplate", "metadata", "annotations", KAI_MIN_MEMBER)
+            return path, annotations[KAI_MIN_MEMBER]
+    if KAI_MIN_MEMBER in obj.annotations:
+        return ("metadata", "annotations", KAI_MIN_MEMBER), obj.annotations[KAI_MIN_MEMBER]
+    return None
+
+
+def parse_min_member(raw: Any) -> int | None:
+    """The value as KAI parses it (Go ParseInt, base 10, >= 1); None when KAI rejects it."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        value = raw
+    elif isinstance(raw, str) and _GO_INT.fullmatch(raw):
+        value = int(raw)
+    else:
+        return None
+    return value if 1 <= value < 2**31 else None

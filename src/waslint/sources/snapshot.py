@@ -1,18 +1,37 @@
 """Cluster snapshots: a `kind: List` (YAML or JSON, or a folder of them) of Nodes, Pods,
 PriorityClasses, KAI Queues, ResourceSlices and Topologies, as `kubectl get ... -o yaml` prints.
 
-Read through the same loader as manifests; items of other kinds are ignored.
+Read through the same loader as manifests; items of other kinds are ignored. KAI-Scheduler's
+captures (`snapshot.zip` holding `snapshot.json`, or `snapshot.json` itself: `{config,
+schedulerParams, rawObjects{pods, nodes, queues, podGroups, priorityClasses, resourceSlices,
+topologies, ...}}`) are read too: their `rawObjects` lists become one `kind: List` (the Go structs
+carry no apiVersion/kind, so each list's kind is set from its key). ConfigMaps and everything
+else in them are dropped.
 """
 
 from __future__ import annotations
 
+import gc
+import json
 import os
+import zipfile
 from dataclasses import dataclass, field
+from typing import Any
 
 from waslint.io.discover import discover
-from waslint.io.loader import read_source
+from waslint.io.loader import MAX_FILE_BYTES, Document, SourceFile, decode, parse_bytes, read_source
 from waslint.objects.kobject import KObject, objects_of
 
+# KAI snapshot.json rawObjects key -> the apiVersion and kind of its items
+KAI_RAW_OBJECTS = {
+    "nodes": ("v1", "Node"),
+    "pods": ("v1", "Pod"),
+    "priorityClasses": ("scheduling.k8s.io/v1", "PriorityClass"),
+    "queues": ("scheduling.run.ai/v2", "Queue"),
+    "resourceSlices": ("resource.k8s.io/v1", "ResourceSlice"),
+    "topologies": ("kai.scheduler/v1alpha1", "Topology"),
+}
+KAI_SNAPSHOT_MEMBER = "snapshot.json"
 
 class SnapshotError(Exception):
     """The snapshot cannot be used at all (unreadable, not YAML/JSON, no items): exit status 2."""
@@ -38,6 +57,7 @@ class Snapshot:
             ("scheduling.run.ai", "Queue"): self.queues,
             ("resource.k8s.io", "ResourceSlice"): self.resource_slices,
             ("kueue.x-k8s.io", "Topology"): self.topologies,
+            ("kai.scheduler", "Topology"): self.topologies,
         }
 
     def summary(self) -> dict[str, int]:
@@ -52,6 +72,17 @@ class Snapshot:
 
 
 def load_snapshot(path: str) -> Snapshot:
+    """Read a snapshot; the cyclic garbage collector is paused meanwhile (see io.loader.load_all)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_snapshot(path)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_snapshot(path: str) -> Snapshot:
     if not os.path.exists(path):
         raise SnapshotError(f"snapshot {path}: no such file or directory")
     files, _ = discover([path])
@@ -59,7 +90,7 @@ def load_snapshot(path: str) -> Snapshot:
     buckets = snapshot.buckets()
     readable = 0
     for file_path in files:
-        source = read_source(file_path)
+        source = _read_snapshot_file(file_path)
         for problem in source.problems:
             snapshot.problems.append(f"{file_path}:{problem.line}:{problem.column}: {problem.message}")
         readable += len(source.documents)
@@ -72,3 +103,65 @@ def load_snapshot(path: str) -> Snapshot:
         detail = f": {snapshot.problems[0]}" if snapshot.problems else ""
         raise SnapshotError(f"snapshot {path}: no readable Kubernetes List in it{detail}")
     return snapshot
+
+
+def _read_snapshot_file(path: str) -> SourceFile:
+    if zipfile.is_zipfile(path):
+        return _kai_zip(path)
+    source = _read_json(path) if path.endswith(".json") else None
+    if source is None:
+        source = read_source(path)
+    if source.is_json and len(source.documents) == 1 and isinstance(source.documents[0].data, dict):
+        raw_objects = source.documents[0].data.get("rawObjects")
+        if isinstance(raw_objects, dict):
+            return _kai_list(path, raw_objects)
+    return source
+
+
+def _kai_zip(path: str) -> SourceFile:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            member = next((n for n in archive.namelist() if n.rsplit("/", 1)[-1] == KAI_SNAPSHOT_MEMBER), None)
+            if member is None:
+                raise SnapshotError(f"snapshot {path}: a zip without {KAI_SNAPSHOT_MEMBER} (not a KAI snapshot)")
+            if archive.getinfo(member).file_size > MAX_FILE_BYTES:
+                raise SnapshotError(f"snapshot {path}: {member} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+            data = json.loads(archive.read(member))
+    except (OSError, zipfile.BadZipFile, ValueError) as err:
+        raise SnapshotError(f"snapshot {path}: cannot read the KAI snapshot: {err}") from err
+    raw_objects = data.get("rawObjects") if isinstance(data, dict) else None
+    if not isinstance(raw_objects, dict):
+        raise SnapshotError(f"snapshot {path}: {KAI_SNAPSHOT_MEMBER} has no rawObjects")
+    return _kai_list(f"{path}!{member}", raw_objects)
+
+
+def _kai_list(path: str, raw_objects: dict[str, Any]) -> SourceFile:
+    """The rawObjects this tool uses, as one v1 List (parsed again so positions exist)."""
+    items: list[Any] = []
+    for key, (api_version, kind) in KAI_RAW_OBJECTS.items():
+        for item in raw_objects.get(key) or []:
+            if isinstance(item, dict):
+                items.append({"apiVersion": api_version, "kind": kind, **item})
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=1)
+    return parse_bytes(path if path.endswith(".json") else f"{path}.json", text.encode())
+
+
+def _read_json(path: str) -> SourceFile | None:
+    """A JSON snapshot through the json module's C parser alone: a capture of tens of thousands
+    of Pods is not linted, so the duplicate-key check of the manifest loader (a Python hook per
+    object) is skipped. None when the file does not parse: the manifest loader then says why."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    text, problem = decode(raw)
+    if problem is not None:
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    source = SourceFile(path=path, text=text, is_json=True)
+    source.documents.append(Document(source, 0, data, None, 0, 1, text.count("\n") + 1))
+    return source

@@ -11,7 +11,6 @@ with a member of unknown size is not judged.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -22,9 +21,19 @@ from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.index import distinct_members
 from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
-from waslint.objects.walks import (
+from waslint.objects.walks import (  # gang vocabulary shared with feasibility
+    COSCHEDULING_LABEL,
+    COSCHEDULING_PODGROUP,
     JOB_KINDS,
+    KAI_GROUP_ANNOTATION,
+    KAI_MIN_MEMBER,
+    KAI_MIN_MEMBER_KINDS,
+    KAI_PODGROUP,
+    KAI_SUBGROUP_LABEL,
     POD_TEMPLATE_KINDS,
+    VOLCANO_GROUP_ANNOTATIONS,
+    VOLCANO_JOB,
+    VOLCANO_PODGROUP,
     Count,
     GroupTemplate,
     PodTemplate,
@@ -33,27 +42,14 @@ from waslint.objects.walks import (
     job_pods,
     job_spec,
     jobset_replicated,
+    kai_min_member,
     lws_sizes,
+    parse_min_member,
     pod_count,
     pod_templates,
     policy_variant,
     workload_templates,
 )
-
-JOBSET = ("jobset.x-k8s.io", "JobSet")
-LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
-VOLCANO_JOB = ("batch.volcano.sh", "Job")
-KAI_PODGROUP = ("scheduling.run.ai", "PodGroup")
-VOLCANO_PODGROUP = ("scheduling.volcano.sh", "PodGroup")
-COSCHEDULING_PODGROUP = ("scheduling.x-k8s.io", "PodGroup")
-KAI_MIN_MEMBER = "kai.scheduler/batch-min-member"
-KAI_MIN_MEMBER_KINDS = JOB_KINDS | {JOBSET, LWS}
-KAI_GROUP_ANNOTATION = "pod-group-name"
-KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
-VOLCANO_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
-COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
-_GO_INT = re.compile(r"[+-]?[0-9]+")
-
 
 # --------------------------------------------------------------------------- shared readings
 
@@ -687,31 +683,6 @@ spec:
 
 
 # --------------------------------------------------------------------------- WAS305
-
-
-def kai_min_member(obj: KObject) -> tuple[Path, Any] | None:
-    """(path, raw value) of the KAI batch-min-member annotation: the Job's, then the object's."""
-    if obj.kind == "CronJob":
-        annotations = as_map(dig(obj.spec, "jobTemplate", "metadata", "annotations"))
-        if KAI_MIN_MEMBER in annotations:
-            path: Path = ("spec", "jobTemplate", "metadata", "annotations", KAI_MIN_MEMBER)
-            return path, annotations[KAI_MIN_MEMBER]
-    if KAI_MIN_MEMBER in obj.annotations:
-        return ("metadata", "annotations", KAI_MIN_MEMBER), obj.annotations[KAI_MIN_MEMBER]
-    return None
-
-
-def parse_min_member(raw: Any) -> int | None:
-    """The value as KAI parses it (Go ParseInt, base 10, >= 1); None when KAI rejects it."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        value = raw
-    elif isinstance(raw, str) and _GO_INT.fullmatch(raw):
-        value = int(raw)
-    else:
-        return None
-    return value if 1 <= value < 2**31 else None
 
 
 @dataclass(frozen=True)

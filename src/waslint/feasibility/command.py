@@ -1,0 +1,153 @@
+"""`waslint feasibility --snapshot SNAP [PATH ...]`: read, place, report. Exit 1 when a group
+cannot be placed, 2 when the run itself fails (raised as UsageError)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from waslint.core.model import Severity, Span
+from waslint.feasibility.analysis import Run, WhatIf, WhatIfError, analyse, build_cluster
+from waslint.feasibility.explain import Verdict
+from waslint.feasibility.gangs import collect
+from waslint.feasibility.model import priority_table
+from waslint.feasibility.render import Located, to_json, to_text
+from waslint.findings import Finding
+from waslint.io.discover import discover
+from waslint.io.loader import SourceFile, load_all
+from waslint.objects.index import ObjectIndex
+from waslint.objects.kobject import KObject
+from waslint.sources.snapshot import Snapshot, SnapshotError, load_snapshot
+
+FORMATS = ("text", "json", "sarif", "junit", "github")
+CODE, NAME = "WAS606", "gang-unplaceable"
+
+
+class UsageError(Exception):
+    """The run cannot go on: exit status 2 with this one-line message."""
+
+
+@dataclass
+class FeasibilityRequest:
+    snapshot: str
+    paths: list[str]
+    fmt: str = "text"
+    namespace: str = "default"
+    what_if: WhatIf = field(default_factory=WhatIf)
+    color: bool = False
+
+
+@dataclass
+class Outcome:
+    text: str
+    status: int
+
+
+def run(request: FeasibilityRequest) -> Outcome:
+    if request.fmt not in FORMATS:
+        raise UsageError(f"--format: {request.fmt!r} is not one of {', '.join(FORMATS)}")
+    try:
+        snapshot = load_snapshot(request.snapshot)
+    except SnapshotError as err:
+        raise UsageError(str(err)) from err
+    files = _manifests(request.paths)
+    index = ObjectIndex.build(files, request.namespace)
+    result, located = check(snapshot, index, request.what_if)
+    summary = {"path": snapshot.path, **result.summary}
+    said = request.what_if.describe()
+    if request.fmt == "json":
+        text = to_json(summary, located, said)
+    elif request.fmt == "text":
+        text = to_text(summary, located, said, request.color)
+    else:
+        text = _common_report(request.fmt, located, files)
+    status = 1 if any(not item.verdict.feasible for item in located) else 0
+    return Outcome(text, status)
+
+
+@dataclass
+class Checked:
+    run: Run
+    summary: dict[str, int]
+
+
+def check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf | None = None) -> tuple[Checked, list[Located]]:
+    """Place every group of the set on the snapshot; verdicts with their source locations."""
+    what_if = what_if or WhatIf()
+    classes = [obj.data for obj in snapshot.priority_classes]
+    classes += [obj.data for obj in index.of_kind("scheduling.k8s.io", "PriorityClass")]
+    priorities, default = priority_table(classes)
+    collected = collect(index, priorities, default)
+    try:
+        cluster = build_cluster(
+            [obj.data for obj in snapshot.nodes],
+            [obj.data for obj in snapshot.pods],
+            classes,
+            what_if,
+            collected.all_groups,
+        )
+    except WhatIfError as err:
+        raise UsageError(str(err)) from err
+    result = analyse(cluster, collected.gangs, what_if.preempt)
+    located = [_locate(verdict) for verdict in result.verdicts]
+    return Checked(result, cluster.summary()), located
+
+
+def _locate(verdict: Verdict) -> Located:
+    origin = verdict.gang.origin
+    if not isinstance(origin, KObject):
+        return Located(verdict, None, None)
+    span = origin.doc.locate(origin.full_path(verdict.gang.min_path))
+    return Located(verdict, origin.file.path, span.line)
+
+
+def _manifests(paths: list[str]) -> list[SourceFile]:
+    found, errors = discover(paths or ["."])
+    if errors:
+        raise UsageError("; ".join(errors))
+    files = load_all(found, sys.stdin.buffer if "-" in found else None)
+    return files
+
+
+def findings_for(located: list[Located]) -> list[Finding]:
+    """WAS606 findings for the groups that cannot be placed (for sarif, junit, github)."""
+    found = []
+    for item in located:
+        verdict = item.verdict
+        origin = verdict.gang.origin
+        if verdict.feasible or not isinstance(origin, KObject):
+            continue
+        path = origin.full_path(verdict.gang.min_path)
+        span = origin.doc.locate(path)
+        found.append(
+            Finding(
+                code=CODE,
+                name=NAME,
+                severity=Severity.ERROR,
+                message=message(verdict),
+                path=origin.file.path,
+                document=origin.doc.index,
+                span=span if span is not None else Span(1, 1, 1, 1),
+                object_id=origin.object_id,
+                field_path=path,
+                doc=origin.doc,
+            )
+        )
+    return sorted(found, key=lambda finding: finding.sort_key())
+
+
+def message(verdict: Verdict) -> str:
+    return f"{verdict.gang} cannot be placed all-or-nothing on the snapshot's cluster: {verdict.summary_line()}"
+
+
+def _common_report(fmt: str, located: list[Located], files: list[SourceFile]) -> str:
+    from waslint.report import ReportInput, render
+
+    report = ReportInput(
+        findings=findings_for(located),
+        files=len(files),
+        documents=sum(len(source.documents) for source in files),
+        target_version="1.37",
+        sources={source.path: source.text for source in files},
+    )
+    return render(fmt, report)

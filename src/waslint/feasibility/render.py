@@ -1,0 +1,149 @@
+"""Feasibility reports: text (rich: a table per gang, per-domain bars of the limiting resource;
+plain characters when not a terminal or NO_COLOR is set) and JSON (the contract's shape)."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from waslint import __version__
+from waslint.feasibility.explain import Verdict, nodes_word
+from waslint.feasibility.model import show_amount
+
+BAR_WIDTH = 30
+BAR_ROWS = 8
+
+
+@dataclass
+class Located:
+    verdict: Verdict
+    path: str | None
+    line: int | None
+
+
+def to_json(snapshot: dict[str, Any], located: list[Located], what_if: list[str]) -> str:
+    groups = [item.verdict.to_json(item.path, item.line) for item in located]
+    infeasible = sum(1 for group in groups if not group["feasible"])
+    payload = {
+        "tool": "waslint",
+        "version": __version__,
+        "snapshot": snapshot,
+        "groups": groups,
+        "summary": {
+            "groups": len(groups),
+            "feasible": len(groups) - infeasible,
+            "infeasible": infeasible,
+            "what_if": what_if,
+        },
+    }
+    return json.dumps(payload, indent=2) + "\n"
+
+
+def to_text(snapshot: dict[str, Any], located: list[Located], what_if: list[str], color: bool) -> str:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, force_terminal=color, no_color=not color, highlight=False)
+    fancy = color
+    console.print(
+        f"Snapshot {snapshot.get('path')}: {snapshot['nodes']} nodes ({snapshot['ready_nodes']} Ready and"
+        f" schedulable), {snapshot['running_pods']} running pods"
+    )
+    for said in what_if:
+        console.print(f"what-if: {said}")
+    overview = Table(box=box.SIMPLE_HEAD if fancy else box.ASCII2, show_edge=False, pad_edge=False)
+    for title in ("group", "required", "fits", "domain", "verdict"):
+        overview.add_column(title, justify="right" if title in ("required", "fits") else "left")
+    for item in located:
+        verdict = item.verdict
+        word = Text("feasible", style="green") if verdict.feasible else Text("INFEASIBLE", style="bold red")
+        domain = f"{verdict.key}={verdict.domain}" if verdict.key and verdict.domain else "-"
+        overview.add_row(str(verdict.gang), str(verdict.required), str(_fits(verdict)), domain, word)
+    console.print(overview)
+    for item in located:
+        _gang_block(console, item, fancy)
+    infeasible = sum(1 for item in located if not item.verdict.feasible)
+    console.print(
+        f"{len(located)} group(s): {len(located) - infeasible} feasible, {infeasible} cannot be placed",
+        style="bold red" if infeasible else "bold green",
+    )
+    return buffer.getvalue()
+
+
+def _fits(verdict: Verdict) -> int:
+    return sum(verdict.placement.values()) if verdict.feasible and not verdict.children else verdict.placeable
+
+
+def _gang_block(console: Any, item: Located, fancy: bool) -> None:
+    from rich import box
+    from rich.table import Table
+
+    verdict = item.verdict
+    where = f" ({item.path}:{item.line})" if item.path else ""
+    state = "feasible" if verdict.feasible else "cannot be placed"
+    console.print()
+    console.print(f"{verdict.gang}{where}: {state}", style="bold green" if verdict.feasible else "bold red")
+    table = Table(box=box.SIMPLE if fancy else box.ASCII2, show_header=False, show_edge=False, pad_edge=False)
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    for field, value in _rows(verdict):
+        table.add_row(field, value)
+    console.print(table)
+    for reason in verdict.reasons:
+        console.print(f"  - {reason}", highlight=False, soft_wrap=True)
+    for said in verdict.what_if:
+        console.print(f"  - {said}", style="yellow", soft_wrap=True)
+    if verdict.rooms and verdict.key and verdict.limiting_resource and not verdict.feasible:
+        _bars(console, verdict, fancy)
+
+
+def _rows(verdict: Verdict) -> list[tuple[str, str]]:
+    rows = [
+        ("required", f"{verdict.required} {'child groups' if verdict.children else 'pods'}"),
+        ("placeable", str(verdict.placeable)),
+    ]
+    if verdict.key:
+        rows.append(("topology", verdict.key))
+    if verdict.domain:
+        rows.append(("domain", verdict.domain))
+    if verdict.placement:
+        rows.append(("placement", ", ".join(f"{node}: {pods}" for node, pods in verdict.placement.items())))
+    others = [value for value in verdict.fitting_domains if value != verdict.domain]
+    if others:
+        rows.append(("also fits in", ", ".join(others[:10]) + (" ..." if len(others) > 10 else "")))
+    if verdict.limiting_resource:
+        rows.append(("limiting", verdict.limiting_resource))
+    if verdict.exclusions:
+        rows.append(("excluded", "; ".join(f"{nodes_word(count)}: {why}" for why, count in verdict.exclusions.items())))
+    if verdict.blocked_by:
+        rows.append(("blocked by", ", ".join(str(gang) for gang in verdict.blocked_by)))
+    if verdict.headroom:
+        rows.append(("headroom", f"{verdict.headroom['free_after']} {verdict.headroom['resource']} free after"))
+    for child in verdict.children:
+        state = "fits" if child.feasible else f"{child.placeable} of {child.required}"
+        rows.append((f"child {child.gang.name}", f"{state} ({child.domain or '-'})"))
+    return rows
+
+
+def _bars(console: Any, verdict: Verdict, fancy: bool) -> None:
+    resource = verdict.limiting_resource or ""
+    rows = verdict.rooms[:BAR_ROWS]
+    top = max((row.free for row in rows), default=0) or 1
+    need = verdict.required
+    console.print(f"  {resource} free per {verdict.key} (eligible nodes), pods that fit / {need} required:")
+    full, empty = ("█", "░") if fancy else ("#", ".")
+    width = max(len(row.value) for row in rows)
+    for row in rows:
+        filled = round(BAR_WIDTH * max(0, row.free) / top)
+        bar = full * filled + empty * (BAR_WIDTH - filled)
+        pods = f"{row.pods:>4} pod" + ("" if row.pods == 1 else "s")
+        console.print(
+            f"    {row.value.ljust(width)} {bar} {show_amount(resource, row.free):>6}  {pods}", highlight=False
+        )
+    if len(verdict.rooms) > BAR_ROWS:
+        console.print(f"    ... and {len(verdict.rooms) - BAR_ROWS} more domains")

@@ -1,0 +1,79 @@
+"""WAS606: with --snapshot, gangs the placement engine of `waslint feasibility` cannot place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from waslint.core.model import Severity
+from waslint.lint.context import Context
+from waslint.lint.registry import Hit, Rule, register
+from waslint.objects.kobject import KObject
+
+
+@register
+class GangUnplaceable(Rule):
+    code = "WAS606"
+    name = "gang-unplaceable"
+    severity = Severity.ERROR
+    summary = "With --snapshot: no all-or-nothing placement exists for the gang on the snapshot's cluster."
+    what = (
+        "With `--snapshot`, runs the placement engine of `waslint feasibility` over every gang of the set"
+        " (WAS PodGroups with their members or their owner's pod template, CompositePodGroups, Jobs with a"
+        " `spec.scheduling` gang, KAI PodGroups and `kai.scheduler/batch-min-member`, Volcano and coscheduling"
+        " PodGroups): free capacity is the nodes' allocatable minus the requests of the Pods bound to them;"
+        " taints, nodeSelector, required node affinity and nodeName filter nodes; all `required` pods must fit"
+        " in one domain of the topology key. Gangs are placed in priority order, then file order, each"
+        " consuming capacity. Points at the gang's minimum (`minCount`, `minMember`, `batch-min-member`); the"
+        " message is the feasibility explanation: how many pods fit against how many are required in the best"
+        " domain, the nodes excluded by reason, the limiting resource and the fragmentation (free in the"
+        " cluster against free in the best domain). Pods in no gang are not reported here (see"
+        " `waslint feasibility`)."
+    )
+    why = (
+        "A gang that cannot be placed all-or-nothing stays Pending forever: KAI reports `Resources were found"
+        " for 2 pods while 3 are required`, Kueue `topology ... allows to fit only 2 out of 3 pod(s)`, the"
+        " 1.37 scheduler `minCount (3) cannot be satisfied`. Finding out in CI beats finding out after hours."
+    )
+    example = """\
+# waslint lint --snapshot cluster.yaml  (no rack has 3 free 8-GPU nodes)
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: pretrain
+spec:
+  schedulingPolicy:
+    gang:
+      minCount: 3
+  schedulingConstraints:
+    topology:
+    - key: topology.kubernetes.io/rack
+"""
+    use_instead = """\
+# a wider domain (or fewer pods per domain, or more nodes in one rack)
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: pretrain
+spec:
+  schedulingPolicy:
+    gang:
+      minCount: 3
+  schedulingConstraints:
+    topology:
+    - key: topology.kubernetes.io/zone
+"""
+    kinds = frozenset()
+
+    def check_set(self, ctx: Context) -> Iterable[Hit]:
+        snapshot = ctx.snapshot
+        if snapshot is None or not getattr(snapshot, "nodes", None):
+            return
+        from waslint.feasibility.command import check, message
+
+        _, located = check(snapshot, ctx.index)
+        for item in located:
+            verdict = item.verdict
+            origin = verdict.gang.origin
+            if verdict.feasible or not verdict.gang.is_gang or not isinstance(origin, KObject):
+                continue
+            yield self.hit(origin, verdict.gang.min_path, message(verdict))
