@@ -325,6 +325,8 @@ def _required_affinity(spec: dict[str, Any]) -> tuple[Term, ...]:
                 values = tuple(str(v) for v in as_list(selected.get("values")))
                 requirements.append(Requirement("metadata.name", str(selected.get("operator", "")), values))
         terms.append(tuple(requirements))
+    if "nodeSelectorTerms" in required and not terms:
+        return ((),)  # a required selector with no terms matches no node (upstream NodeSelector.Match)
     return tuple(terms)
 
 
