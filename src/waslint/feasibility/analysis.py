@@ -87,7 +87,7 @@ def build_cluster(
     for item in pod_items:
         pod = running_pod_from_dict(item, priorities, default_priority)
         if pod is not None:
-            pod.group_all = pod.group in (all_groups or set())
+            pod.group_all = bool(all_groups) and pod.group in (all_groups or set())
             running.append(pod)
     state = ClusterState(nodes, running, what_if.drain)
     return Cluster(state, priorities, default_priority, what_if.describe())
@@ -111,43 +111,50 @@ class Run:
     order: list[Gang]  # the order they were placed in
 
 
+BLOCKER_DOMAINS = 3  # fitting domains searched for the gangs that took them
+
+
 def analyse(cluster: Cluster, gangs: list[Gang], preempt: bool = False) -> Run:
     state = cluster.state
     baseline = state.clone()  # the snapshot before this run's gangs consumed anything
-    placed: list[tuple[Gang, set[int]]] = []
+    placed_on: dict[int, list[Gang]] = {}  # node -> the gangs of this run placed on it, in order
     verdicts: dict[int, Verdict] = {}
     order = run_order(gangs)
     for gang in order:
         attempt = place(state, gang)
         verdict = explain(state, attempt)
         if attempt.feasible:
-            placed.append((gang, node_set(attempt)))
+            for position in node_set(attempt):
+                placed_on.setdefault(position, []).append(gang)
         elif not gang.problems:
-            _blockers(baseline, gang, placed, verdict)
+            _blockers(baseline, gang, placed_on, verdict)
             if preempt:
                 verdict.what_if.extend(preemption(state, gang))
         verdicts[id(gang)] = verdict
     return Run([verdicts[id(gang)] for gang in gangs], order)
 
 
-def _blockers(baseline: ClusterState, gang: Gang, placed: list[tuple[Gang, set[int]]], verdict: Verdict) -> None:
+def _blockers(baseline: ClusterState, gang: Gang, placed_on: dict[int, list[Gang]], verdict: Verdict) -> None:
     """When the gang fits on the snapshot as it was, the earlier gangs of the run that took
-    capacity in the domains where it would have fitted block it."""
-    if not placed:
+    capacity in the (tightest few) domains where it would have fitted block it."""
+    if not placed_on:
         return
     alone = place(baseline, gang, keep=False)
     if not alone.feasible:
         return
     domains = domain_nodes(baseline, gang.topology_key, None)
-    wanted: set[int] = set()
-    for value in alone.fitting:
-        wanted.update(domains.get(value, []))
-    verdict.blocked_by = [other for other, nodes in placed if nodes & wanted]
+    blockers: dict[int, Gang] = {}
+    for value in alone.fitting[:BLOCKER_DOMAINS]:
+        for position in domains.get(value, []):
+            for other in placed_on.get(position, ()):
+                blockers.setdefault(id(other), other)
+    verdict.blocked_by = sorted(blockers.values(), key=lambda other: (-other.priority, other.order))
     if verdict.blocked_by:
         names = ", ".join(str(other) for other in verdict.blocked_by[:5])
+        more = f" and {len(verdict.blocked_by) - 5} more" if len(verdict.blocked_by) > 5 else ""
         where = f" (e.g. {gang.topology_key}={alone.fitting[0]})" if gang.topology_key and alone.fitting else ""
         verdict.reasons.append(
-            f"blocked by {names}, placed earlier in this run (higher priority or earlier in the files):"
+            f"blocked by {names}{more}, placed earlier in this run (higher priority or earlier in the files):"
             f" on the snapshot alone it would fit{where}"
         )
 

@@ -13,8 +13,8 @@ run once per class of identical nodes (labels other than the hostname, taints, r
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.feasibility.filters import DRAINED, exclusion
@@ -28,11 +28,6 @@ from waslint.feasibility.model import (
 )
 
 WHOLE = "<all nodes>"  # the one domain of a gang without a topology key
-
-
-@dataclass
-class Journal:
-    entries: list[tuple[int, Resources, list[int]]] = field(default_factory=list)
 
 
 class ClusterState:
@@ -49,6 +44,7 @@ class ClusterState:
         self.journaling = 0
         self._label_values: dict[str, list[str | None]] = {}
         self._domains: dict[str, dict[str, list[int]]] = {}
+        self._classes: dict[Any, list[int]] | None = None
         for pod in running:
             position = self.index.get(pod.node)
             if position is None:
@@ -66,7 +62,7 @@ class ClusterState:
         copy.drained = set(self.drained)
         copy.running, copy.on_node = self.running, self.on_node
         copy.views, copy.journal, copy.journaling = {}, [], 0
-        copy._label_values, copy._domains = self._label_values, self._domains
+        copy._label_values, copy._domains, copy._classes = self._label_values, self._domains, self._classes
         return copy
 
     # ----------------------------------------------------------------------- capacity
@@ -92,8 +88,9 @@ class ClusterState:
 
     def give_back(self, position: int, requests: Resources, fraction: int) -> None:
         """Release a running pod's requests (preemption what-ifs)."""
+        before = dict(self.free[position])
         if self.journaling:
-            self.journal.append((position, dict(self.free[position]), list(self.partial[position])))
+            self.journal.append((position, before, list(self.partial[position])))
         free = self.free[position]
         for name, amount in requests.items():
             free[name] = free.get(name, 0) + amount
@@ -106,7 +103,7 @@ class ClusterState:
                 if partial[slot] == MILLI:
                     partial.pop(slot)
                     free[GPU] = free.get(GPU, 0) + MILLI
-        self._refresh(position)
+        self._refresh(position, before)
 
     def count(self, position: int, shape: PodShape) -> tuple[int, str | None]:
         """How many more pods of `shape` fit on the node by resources, and the resource that
@@ -140,17 +137,20 @@ class ClusterState:
         return None
 
     def consume(self, position: int, shape: PodShape, pods: int) -> None:
+        before = dict(self.free[position])
         if self.journaling:
-            self.journal.append((position, dict(self.free[position]), list(self.partial[position])))
+            self.journal.append((position, before, list(self.partial[position])))
         fraction = self.fraction_of(position, shape) or 0
         requests = shape.request_map
         for _ in range(pods):
             self._take(position, requests, fraction)
-        self._refresh(position)
+        self._refresh(position, before)
 
-    def _refresh(self, position: int) -> None:
+    def _refresh(self, position: int, before: Resources) -> None:
+        after = self.free[position]
+        delta = {name: after.get(name, 0) - before.get(name, 0) for name in after.keys() | before.keys()}
         for view in self.views.values():
-            view.refresh(position)
+            view.refresh(position, delta)
 
     def checkpoint(self) -> int:
         self.journaling += 1
@@ -165,8 +165,9 @@ class ClusterState:
         self.journaling -= 1
         while len(self.journal) > mark:
             position, free, partial = self.journal.pop()
+            before = self.free[position]
             self.free[position], self.partial[position] = free, partial
-            self._refresh(position)
+            self._refresh(position, before)
 
     # ----------------------------------------------------------------------- topology
 
@@ -191,6 +192,14 @@ class ClusterState:
             self._domains[cache_key] = found
         return found
 
+    def classes(self) -> dict[Any, list[int]]:
+        """Nodes grouped by what node filters look at (all but the hostname): filters run once per class."""
+        if self._classes is None:
+            self._classes = {}
+            for position, node in enumerate(self.nodes):
+                self._classes.setdefault(node.filter_class, []).append(position)
+        return self._classes
+
     def view(self, shape: PodShape) -> ShapeView:
         found = self.views.get(shape)
         if found is None:
@@ -201,48 +210,83 @@ class ClusterState:
 
 class ShapeView:
     """Per node: why it is excluded (None: it passes the filters), how many pods of the shape fit,
-    and which resource limits that; per topology key: the sum of the counts per domain."""
+    and which resource limits that. Kept up to date as capacity is consumed, per topology key
+    asked for: pods that fit per domain, free amount of a resource per domain (eligible nodes),
+    and over the whole cluster the eligible nodes that take no pod, by limiting resource."""
 
     def __init__(self, state: ClusterState, shape: PodShape) -> None:
         self.state = state
         self.shape = shape
         self.excluded: list[str | None] = self._filter()
+        self.static = Counter(reason for reason in self.excluded if reason is not None)
         self.counts = [0] * len(state.nodes)
         self.limits: list[str | None] = [None] * len(state.nodes)
+        self.zero: Counter[str | None] = Counter()  # eligible nodes taking no pod, by limiting resource
         for position, reason in enumerate(self.excluded):
             if reason is None:
-                self.counts[position], self.limits[position] = state.count(position, shape)
+                count, limit = state.count(position, shape)
+                self.counts[position], self.limits[position] = count, limit
+                if count == 0:
+                    self.zero[limit] += 1
         self._sums: dict[str | None, dict[str, int]] = {}
+        self._free: dict[tuple[str | None, str], dict[str, int]] = {}
+        self._unlabelled: dict[str, list[int]] = {}
 
     def _filter(self) -> list[str | None]:
-        state, shape = self.state, self.shape
-        per_class: dict[Any, str | None] = {}
-        reasons: list[str | None] = []
-        judge_each = shape.names_host
-        for position, node in enumerate(state.nodes):
-            if position in state.drained:
-                reasons.append(DRAINED)
-                continue
-            if judge_each:
-                reasons.append(exclusion(shape, node))
-                continue
-            node_class = node.filter_class
-            if node_class not in per_class:
-                per_class[node_class] = exclusion(shape, node)
-            reasons.append(per_class[node_class])
+        state, shape, nodes = self.state, self.shape, self.state.nodes
+        if shape.names_host:
+            reasons = [exclusion(shape, node) for node in nodes]
+        else:
+            reasons = [None] * len(nodes)
+            for positions in state.classes().values():
+                reason = exclusion(shape, nodes[positions[0]])
+                if reason is not None:
+                    for position in positions:
+                        reasons[position] = reason
+        for position in state.drained:
+            reasons[position] = DRAINED
         return reasons
 
-    def refresh(self, position: int) -> None:
+    def refresh(self, position: int, delta: Resources) -> None:
         if self.excluded[position] is not None:
             return
-        old = self.counts[position]
+        old, old_limit = self.counts[position], self.limits[position]
         new, limiting = self.state.count(position, self.shape)
         self.counts[position], self.limits[position] = new, limiting
+        if old == 0:
+            self.zero[old_limit] -= 1
+        if new == 0:
+            self.zero[limiting] += 1
         if new != old:
             for key, sums in self._sums.items():
                 value = self.state.label_values(key)[position]
                 if value is not None:
                     sums[value] += new - old
+        for (key, resource), free in self._free.items():
+            change = delta.get(resource, 0)
+            value = self.state.label_values(key)[position]
+            if change and value is not None:
+                free[value] += change
+
+    def free_sums(self, key: str | None, resource: str) -> dict[str, int]:
+        """Domain value -> free amount of `resource` on the eligible nodes of the domain (kept up to date)."""
+        found = self._free.get((key, resource))
+        if found is None:
+            found = {}
+            free, excluded = self.state.free, self.excluded
+            for value, positions in self.state.domains(key).items():
+                found[value] = sum(free[p].get(resource, 0) for p in positions if excluded[p] is None)
+            self._free[(key, resource)] = found
+        return found
+
+    def unlabelled(self, key: str) -> list[int]:
+        """Eligible nodes without the topology label `key` (fixed: labels never change)."""
+        found = self._unlabelled.get(key)
+        if found is None:
+            values = self.state.label_values(key)
+            found = [p for p, value in enumerate(values) if value is None and self.excluded[p] is None]
+            self._unlabelled[key] = found
+        return found
 
     def sums(self, key: str | None) -> dict[str, int]:
         """Domain value -> pods of this shape that fit in it now (kept up to date)."""

@@ -3,7 +3,10 @@ cannot be placed, 2 when the run itself fails (raised as UsageError)."""
 
 from __future__ import annotations
 
+import gc
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from waslint.core.model import Severity, Span
@@ -43,7 +46,26 @@ class Outcome:
     status: int
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off while snapshots, manifests and the placement state are
+    built: they are acyclic, all kept to the end, and re-scanning the growing heap costs more
+    than the work itself (x10 on composing positions of a 1 MB manifest, x2 on loading JSON)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def run(request: FeasibilityRequest) -> Outcome:
+    with paused_gc():
+        return _run(request)
+
+
+def _run(request: FeasibilityRequest) -> Outcome:
     if request.fmt not in FORMATS:
         raise UsageError(f"--format: {request.fmt!r} is not one of {', '.join(FORMATS)}")
     try:
@@ -73,7 +95,11 @@ class Checked:
 
 def check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf | None = None) -> tuple[Checked, list[Located]]:
     """Place every group of the set on the snapshot; verdicts with their source locations."""
-    what_if = what_if or WhatIf()
+    with paused_gc():
+        return _check(snapshot, index, what_if or WhatIf())
+
+
+def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Checked, list[Located]]:
     classes = [obj.data for obj in snapshot.priority_classes]
     classes += [obj.data for obj in index.of_kind("scheduling.k8s.io", "PriorityClass")]
     priorities, default = priority_table(classes)

@@ -105,66 +105,117 @@ def explain(state: ClusterState, attempt: Attempt) -> Verdict:
     if shape is None or gang.problems:
         return verdict
     view = state.view(shape)
-    considered = attempt.restrict if attempt.restrict is not None else range(len(state.nodes))
-    verdict.exclusions = _exclusions(state, view, considered, gang.topology_key, attempt.placement)
-    domains = domain_nodes(state, gang.topology_key, attempt.restrict)
-    best_nodes = domains.get(attempt.domain, []) if attempt.domain is not None else []
-    verdict.limiting_resource = _limiting(state, view, best_nodes or list(considered))
-    verdict.rooms = _rooms(state, view, domains, verdict.limiting_resource, attempt.room)
+    stats = Stats(state, view, gang.topology_key, attempt.restrict)
+    verdict.exclusions = stats.exclusions(attempt.placement)
+    best_nodes = stats.domains.get(attempt.domain, []) if attempt.domain is not None else []
+    verdict.limiting_resource = stats.limiting(best_nodes, attempt.domain, exact=not attempt.feasible)
     verdict.fitting_domains = [value for value in attempt.fitting if value != WHOLE]
     verdict.placement = {state.nodes[p].name: pods for p, pods in sorted(attempt.placement.items())}
     if attempt.feasible:
-        _feasible_words(state, verdict, view, best_nodes)
+        _feasible_words(verdict, stats)
     else:
-        _infeasible_words(state, verdict, view, domains, considered, attempt)
+        verdict.rooms = stats.rooms(verdict.limiting_resource, attempt.room)
+        _infeasible_words(verdict, stats, attempt)
     for note in gang.notes:
         verdict.reasons.append(note)
     return verdict
 
 
-def _exclusions(
-    state: ClusterState, view: ShapeView, considered: Any, key: str | None, placed: dict[int, int]
-) -> dict[str, int]:
-    """Nodes by the first reason they take no pod of the shape; nodes this gang was just placed
-    on are not counted (they had room before it)."""
-    found: Counter[str] = Counter()
-    values = state.label_values(key)
-    for position in considered:
-        reason = view.excluded[position]
-        if reason is None and key is not None and values[position] is None:
-            reason = f"no {key} label"
-        if reason is None and view.counts[position] == 0 and position not in placed:
-            reason = f"insufficient {view.limits[position]}"
-        if reason is not None:
-            found[reason] += 1
-    return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+EXACT_LIMIT_NODES = 2000  # above this, the limiting resource is judged from domain sums
 
 
-def _limiting(state: ClusterState, view: ShapeView, nodes: list[int]) -> str | None:
-    """The requested resource with the least room (in pods) over the eligible nodes given."""
-    shape = view.shape
-    eligible = [p for p in nodes if view.excluded[p] is None]
-    if not eligible:
-        return None
-    if shape.gpu_fraction or shape.gpu_memory_mib:
-        limits = Counter(view.limits[p] for p in eligible if view.limits[p])
-        return limits.most_common(1)[0][0] if limits else GPU
-    room = {
-        name: sum(max(0, state.free[p].get(name, 0)) // amount for p in eligible) for name, amount in shape.requests
-    }
-    ordered = sorted(room, key=lambda name: (room[name], resource_rank(name)))
-    return ordered[0] if ordered else None
+class Stats:
+    """What the words need about one shape in one run state: kept-up-to-date sums from the view
+    for the whole cluster, a scan of the nodes when the gang is restricted to some (a child of a
+    composite group inside its parent's domain)."""
 
+    def __init__(self, state: ClusterState, view: ShapeView, key: str | None, restrict: list[int] | None) -> None:
+        self.state, self.view, self.key, self.restrict = state, view, key, restrict
+        self.domains = domain_nodes(state, key, restrict)
 
-def _rooms(
-    state: ClusterState, view: ShapeView, domains: dict[str, list[int]], resource: str | None, room: dict[str, int]
-) -> list[DomainRoom]:
-    rows = []
-    for value, nodes in domains.items():
-        free = sum(max(0, state.free[p].get(resource, 0)) for p in nodes if view.excluded[p] is None) if resource else 0
-        rows.append(DomainRoom(value, free, room.get(value, sum(view.counts[p] for p in nodes))))
-    rows.sort(key=lambda row: (-row.pods, -row.free, row.value))
-    return rows
+    @property
+    def considered(self) -> int:
+        return len(self.state.nodes) if self.restrict is None else len(self.restrict)
+
+    def exclusions(self, placed: dict[int, int]) -> dict[str, int]:
+        """Nodes by the first reason they take no pod of the shape: a filter, no topology label,
+        then the limiting resource; the nodes this gang was just placed on had room before it."""
+        view, key = self.view, self.key
+        found: Counter[str] = Counter()
+        if self.restrict is not None:
+            values = self.state.label_values(key)
+            for position in self.restrict:
+                reason = view.excluded[position]
+                if reason is None and key is not None and values[position] is None:
+                    reason = f"no {key} label"
+                if reason is None and view.counts[position] == 0 and position not in placed:
+                    reason = f"insufficient {view.limits[position]}"
+                if reason is not None:
+                    found[reason] += 1
+        else:
+            found.update(view.static)
+            zero = Counter(view.zero)
+            if key is not None:
+                unlabelled = view.unlabelled(key)
+                if unlabelled:
+                    found[f"no {key} label"] = len(unlabelled)
+                for position in unlabelled:
+                    if view.counts[position] == 0:
+                        zero[view.limits[position]] -= 1
+            for position in placed:
+                if view.excluded[position] is None and view.counts[position] == 0:
+                    zero[view.limits[position]] -= 1
+            for limit, count in zero.items():
+                if count > 0:
+                    found[f"insufficient {limit}"] += count
+        return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+
+    def free(self, resource: str) -> dict[str, int]:
+        """Domain -> free amount of the resource on its eligible nodes."""
+        if self.restrict is None:
+            return self.view.free_sums(self.key, resource)
+        free, excluded = self.state.free, self.view.excluded
+        return {
+            value: sum(free[p].get(resource, 0) for p in nodes if excluded[p] is None)
+            for value, nodes in self.domains.items()
+        }
+
+    def room(self) -> dict[str, int]:
+        if self.restrict is None:
+            return self.view.sums(self.key)
+        counts = self.view.counts
+        return {value: sum(counts[p] for p in nodes) for value, nodes in self.domains.items()}
+
+    def limiting(self, nodes: list[int], domain: str | None, exact: bool = True) -> str | None:
+        """The requested resource with the least room (in pods) in the best domain (the whole
+        considered set when there is none). Not exact: judged from the domain's free sums (for a
+        feasible gang, or a domain too large to scan)."""
+        view, shape = self.view, self.view.shape
+        if not nodes:
+            nodes = list(range(len(self.state.nodes))) if self.restrict is None else self.restrict
+        if shape.gpu_fraction or shape.gpu_memory_mib:
+            limits = Counter(view.limits[p] for p in nodes if view.excluded[p] is None and view.limits[p])
+            return limits.most_common(1)[0][0] if limits else GPU
+        if (not exact or len(nodes) > EXACT_LIMIT_NODES) and (domain is not None or self.key is None):
+            domain = domain if domain is not None else WHOLE
+            room = {name: max(0, self.free(name).get(domain, 0)) // amount for name, amount in shape.requests}
+        else:
+            eligible = [p for p in nodes if view.excluded[p] is None]
+            if not eligible:
+                return None
+            free = self.state.free
+            room = {
+                name: sum(max(0, free[p].get(name, 0)) // amount for p in eligible) for name, amount in shape.requests
+            }
+        ordered = sorted(room, key=lambda name: (room[name], resource_rank(name)))
+        return ordered[0] if ordered else None
+
+    def rooms(self, resource: str | None, room: dict[str, int]) -> list[DomainRoom]:
+        free = self.free(resource) if resource else {}
+        pods = room or self.room()
+        rows = [DomainRoom(value, max(0, free.get(value, 0)), pods.get(value, 0)) for value in self.domains]
+        rows.sort(key=lambda row: (-row.pods, -row.free, row.value))
+        return rows
 
 
 def _per_pod(shape: PodShape, resource: str) -> int:
@@ -173,7 +224,7 @@ def _per_pod(shape: PodShape, resource: str) -> int:
     return shape.amount(resource)
 
 
-def _feasible_words(state: ClusterState, verdict: Verdict, view: ShapeView, nodes: list[int]) -> None:
+def _feasible_words(verdict: Verdict, stats: Stats) -> None:
     where = f"{verdict.key}={verdict.domain}" if verdict.key else "the cluster"
     spread = ", ".join(f"{name}: {pods}" for name, pods in verdict.placement.items())
     verdict.reasons.append(f"fits in {where}: {pods_word(sum(verdict.placement.values()))} ({spread})")
@@ -182,49 +233,40 @@ def _feasible_words(state: ClusterState, verdict: Verdict, view: ShapeView, node
         shown = ", ".join(others[:8]) + (f" and {len(others) - 8} more" if len(others) > 8 else "")
         verdict.reasons.append(f"would also fit in {verdict.key}: {shown}")
     resource = verdict.limiting_resource
-    if resource is not None and nodes:
-        left = sum(max(0, state.free[p].get(resource, 0)) for p in nodes if view.excluded[p] is None)
-        more = sum(view.counts[p] for p in nodes)
-        verdict.headroom = {
-            "resource": resource,
-            "free_after": show_amount(resource, left),
-            "more_pods": str(more),
-        }
+    domain = verdict.domain if verdict.domain is not None else WHOLE
+    if resource is not None and domain in stats.domains:
+        left = max(0, stats.free(resource).get(domain, 0))
+        more = stats.room().get(domain, 0)
+        verdict.headroom = {"resource": resource, "free_after": show_amount(resource, left), "more_pods": str(more)}
         verdict.reasons.append(
             f"headroom in {where} after placement: {show_amount(resource, left)} {resource} free,"
             f" room for {pods_word(more)} more of this shape"
         )
 
 
-def _infeasible_words(
-    state: ClusterState,
-    verdict: Verdict,
-    view: ShapeView,
-    domains: dict[str, list[int]],
-    considered: Any,
-    attempt: Attempt,
-) -> None:
+def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
     gang, key = verdict.gang, verdict.key
     found, need = verdict.placeable, gang.required
-    if key is not None and not domains:
+    if key is not None and not stats.domains:
         verdict.reasons.append(f"no node carries the topology label {key}: the gang can never be placed")
     where = f" in one {key} domain (best: {key}={verdict.domain})" if key and verdict.domain else ""
     verdict.reasons.append(
         f"Resources were found for {pods_word(found)} while {need} are required for gang scheduling{where}"
     )
-    total = sum(1 for _ in considered)
     if verdict.exclusions:
         listed = "; ".join(f"{nodes_word(count)}: {reason}" for reason, count in verdict.exclusions.items())
-        verdict.reasons.append(f"{nodes_word(total)} in all; {listed}")
+        verdict.reasons.append(f"{nodes_word(stats.considered)} in all; {listed}")
     resource = verdict.limiting_resource
-    shape = view.shape
+    shape = stats.view.shape
     if resource is not None:
         per_pod = _per_pod(shape, resource)
         needed = need * per_pod
-        eligible = [p for p in considered if view.excluded[p] is None]
-        free_total = sum(max(0, state.free[p].get(resource, 0)) for p in eligible)
+        free_total = sum(max(0, amount) for amount in stats.free(resource).values())
         if resource == GPU and shape.gpu_fraction:
-            free_total = sum(sum(state.partial[p]) + max(0, state.free[p].get(GPU, 0)) for p in eligible)
+            state, excluded = stats.state, stats.view.excluded
+            free_total += sum(
+                sum(state.partial[p]) for nodes in stats.domains.values() for p in nodes if excluded[p] is None
+            )
         unit = show_amount(resource, needed)
         if key is not None and verdict.rooms:
             top = max(verdict.rooms, key=lambda row: (row.free, row.pods))

@@ -241,8 +241,11 @@ class GangReader:
     def kai_gangs(self) -> list[Gang]:
         found = []
         by_group: dict[tuple[str, str], list[PodTemplate]] = {}
+        mentions: dict[int, bool] = {}  # per file: does its text name the annotation at all
         for obj in self.index.objects:
-            if KAI_GROUP_ANNOTATION not in obj.file.text:
+            if id(obj.file) not in mentions:
+                mentions[id(obj.file)] = KAI_GROUP_ANNOTATION in obj.file.text
+            if not mentions[id(obj.file)]:
                 continue
             for template in pod_templates(obj):
                 group = as_str(template.annotations.get(KAI_GROUP_ANNOTATION)) or as_str(

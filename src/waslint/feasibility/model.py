@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from waslint.objects.quantity import parse_quantity
@@ -33,21 +34,27 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-_QUANTITY_CACHE: dict[tuple[str, bool], int | None] = {}
+_ROUNDED_UP: dict[Any, int | None] = {}
+_ROUNDED_DOWN: dict[Any, int | None] = {}
 
 
 def milli(value: Any, round_up: bool = True) -> int | None:
     """A quantity in milli-units (None when it does not parse). Memoised: snapshots repeat a few
     hundred distinct strings across tens of thousands of pods."""
-    key = (value if isinstance(value, str) else repr(value), round_up)
-    if key in _QUANTITY_CACHE:
-        return _QUANTITY_CACHE[key]
+    cache = _ROUNDED_UP if round_up else _ROUNDED_DOWN
+    try:
+        return cache[value]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable (a map where a quantity belongs): not a quantity
+        return None
     parsed = parse_quantity(value)
     result = None
     if parsed is not None and parsed.is_finite():
         scaled = parsed * MILLI
         result = max(0, math.ceil(scaled) if round_up else math.floor(scaled))
-    _QUANTITY_CACHE[key] = result
+    if not isinstance(value, bool):  # True == 1 as a key: keep bools out of the cache
+        cache[value] = result
     return result
 
 
@@ -107,7 +114,7 @@ class NodeInfo:
     unschedulable: bool
     gpu_memory_mib: int | None = None
 
-    @property
+    @cached_property
     def filter_class(self) -> tuple[Any, ...]:
         """What node filters look at, except the hostname: nodes with equal classes pass or fail
         every filter that does not name a host alike, so filters run once per class."""
@@ -211,7 +218,8 @@ class PodShape:
     def filter_key(self) -> tuple[Any, ...]:
         return (self.tolerations, self.node_selector, self.affinity, self.node_name)
 
-    def size_key(self) -> tuple[int, ...]:
+    @cached_property
+    def size(self) -> tuple[int, ...]:
         """Larger first: GPUs, then CPU, then memory, then everything else summed."""
         amounts = self.request_map
         rest = sum(v for k, v in amounts.items() if k not in (GPU, "cpu", "memory", PODS))
@@ -235,32 +243,46 @@ def pod_requests(spec: dict[str, Any]) -> Resources:
         total = resource_map(pod_level)
     else:
         total = {}
-        for container in as_list(spec.get("containers")):
-            _add(total, _container_requests(container))
-        sidecars: Resources = {}
-        init_peak: Resources = {}
-        for container in as_list(spec.get("initContainers")):
-            requests = _container_requests(container)
-            if as_map(container).get("restartPolicy") == "Always":
-                _add(total, requests)
-                _add(sidecars, requests)
-                step = dict(sidecars)
-            else:
-                step = dict(requests)
-                _add(step, sidecars)
-            for name, value in step.items():
-                init_peak[name] = max(init_peak.get(name, 0), value)
-        for name, value in init_peak.items():
-            total[name] = max(total.get(name, 0), value)
-    _add(total, resource_map(spec.get("overhead")))
+        containers = spec.get("containers")
+        if isinstance(containers, list):
+            for container in containers:
+                _add(total, _container_requests(container))
+        init_containers = spec.get("initContainers")
+        if init_containers:
+            _add_init(total, as_list(init_containers))
+    overhead = spec.get("overhead")
+    if overhead:
+        _add(total, resource_map(overhead))
     return total
 
 
+def _add_init(total: Resources, init_containers: list[Any]) -> None:
+    sidecars: Resources = {}
+    init_peak: Resources = {}
+    for container in init_containers:
+        requests = _container_requests(container)
+        if as_map(container).get("restartPolicy") == "Always":
+            _add(total, requests)
+            _add(sidecars, requests)
+            step = dict(sidecars)
+        else:
+            step = dict(requests)
+            _add(step, sidecars)
+        for name, value in step.items():
+            init_peak[name] = max(init_peak.get(name, 0), value)
+    for name, value in init_peak.items():
+        total[name] = max(total.get(name, 0), value)
+
+
 def _container_requests(container: Any) -> Resources:
-    resources = as_map(as_map(container).get("resources"))
+    resources = container.get("resources") if isinstance(container, dict) else None
+    if not isinstance(resources, dict):
+        return {}
     requests = resource_map(resources.get("requests"))
-    for name, value in resource_map(resources.get("limits")).items():
-        requests.setdefault(name, value)
+    limits = resources.get("limits")
+    if limits:
+        for name, value in resource_map(limits).items():
+            requests.setdefault(name, value)
     return requests
 
 
@@ -343,8 +365,14 @@ class RunningPod:
     requests: Resources
     gpu_fraction: int
     priority: int
-    group: tuple[str, str]  # (namespace, group name): the unit eviction takes away together
+    source: dict[str, Any] = field(repr=False, default_factory=dict)
     group_all: bool = False  # the group's disruptionMode is `all`: evicting one evicts all
+
+    @cached_property
+    def group(self) -> tuple[str, str]:
+        """(namespace, group name): the unit eviction takes away together (read on demand)."""
+        metadata, spec = as_map(self.source.get("metadata")), as_map(self.source.get("spec"))
+        return (self.namespace, group_name(metadata, spec) or self.name)
 
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -370,7 +398,7 @@ def running_pod_from_dict(item: dict[str, Any], priorities: dict[str, int], defa
         requests={k: v for k, v in requests.items() if v > 0},
         gpu_fraction=fraction if 0 < fraction < MILLI else 0,
         priority=pod_priority(spec, priorities, default_priority),
-        group=(namespace, group_name(metadata, spec) or name),
+        source=item,
     )
 
 
@@ -456,8 +484,11 @@ class Gang:
     def pods_to_place(self) -> list[PodShape]:
         """The `required` pods placement must find room for: the smallest pods of the members
         (any `required` of them satisfy the gang), placed largest first."""
+        if len(self.members) == 1:
+            shape, count = self.members[0]
+            return [shape] * min(max(0, count), self.required)
         pods = [shape for shape, count in self.members for _ in range(max(0, count))]
-        pods.sort(key=lambda shape: shape.size_key())
+        pods.sort(key=lambda shape: shape.size)
         chosen = pods[: self.required]
         chosen.reverse()
         return chosen

@@ -300,7 +300,7 @@ def _place_composite(state: ClusterState, gang: Gang, restrict: list[int] | None
 
 def _gang_size(gang: Gang) -> tuple[int, ...]:
     shape = _first_shape(gang)
-    size = shape.size_key() if shape is not None else (0,)
+    size = shape.size if shape is not None else (0,)
     return (gang.required * (size[0] or 1), *size)
 
 

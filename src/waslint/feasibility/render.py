@@ -38,7 +38,21 @@ def to_json(snapshot: dict[str, Any], located: list[Located], what_if: list[str]
             "what_if": what_if,
         },
     }
-    return json.dumps(payload, indent=2) + "\n"
+    return _dump(payload)
+
+
+def _dump(payload: dict[str, Any]) -> str:
+    """Indented at the top level, one line per group: as readable as `indent=2` for the
+    envelope, and the C encoder for the groups (the indenting encoder is pure Python: 1.5 s for
+    2,000 groups)."""
+    lines = []
+    for key, value in payload.items():
+        if key == "groups" and value:
+            inner = ",\n".join(f"    {json.dumps(group)}" for group in value)
+            lines.append(f'  "groups": [\n{inner}\n  ]')
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def to_text(snapshot: dict[str, Any], located: list[Located], what_if: list[str], color: bool) -> str:
