@@ -1,4 +1,5 @@
-"""Write fixtures/snapshots/cluster.yaml: the embedded demo cluster of `waslint feasibility`.
+"""Write fixtures/snapshots/cluster.yaml (and its copy fixtures/rules/WAS606/snapshot.yaml): the
+embedded demo cluster of `waslint feasibility`.
 
 Two zones, four racks of H100 nodes (8 GPUs each, tainted nvidia.com/gpu=true:NoSchedule), a CPU
 pool per zone, one GPU node NotReady and one cordoned, running training pods that leave the free
@@ -18,7 +19,9 @@ from typing import Any
 
 import yaml
 
-OUT = Path(__file__).resolve().parent.parent / "fixtures" / "snapshots" / "cluster.yaml"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+OUT = FIXTURES / "snapshots" / "cluster.yaml"
+COPIES = (OUT, FIXTURES / "rules" / "WAS606" / "snapshot.yaml")  # the rule fixture runs in a copy of its folder
 ZONE, RACK, HOST = "topology.kubernetes.io/zone", "topology.kubernetes.io/rack", "kubernetes.io/hostname"
 RACKS = {"rack-a1": "zone-a", "rack-a2": "zone-a", "rack-b1": "zone-b", "rack-b2": "zone-b"}
 # GPUs in use per GPU node of each rack (8 per node): the free GPUs end up fragmented
@@ -178,10 +181,11 @@ def main() -> int:
     args = parser.parse_args()
     text = render()
     if args.check:
-        return 0 if OUT.exists() and OUT.read_text() == text else 1
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text)
-    print(f"wrote {OUT}")
+        return 0 if all(path.exists() and path.read_text() == text for path in COPIES) else 1
+    for path in COPIES:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        print(f"wrote {path}")
     return 0
 
 

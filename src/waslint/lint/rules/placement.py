@@ -26,7 +26,8 @@ class GangUnplaceable(Rule):
         " consuming capacity. Points at the gang's minimum (`minCount`, `minMember`, `batch-min-member`); the"
         " message is the feasibility explanation: how many pods fit against how many are required in the best"
         " domain, the nodes excluded by reason, the limiting resource and the fragmentation (free in the"
-        " cluster against free in the best domain). Pods in no gang are not reported here (see"
+        " cluster against free in the best domain). Pods in no gang, and gangs whose member Pods are"
+        " not in the set (the WAS3xx sizing rules' business), are not reported here (see"
         " `waslint feasibility`)."
     )
     why = (
@@ -35,38 +36,61 @@ class GangUnplaceable(Rule):
         " 1.37 scheduler `minCount (3) cannot be satisfied`. Finding out in CI beats finding out after hours."
     )
     example = """\
-# waslint lint --snapshot cluster.yaml  (no rack has 3 free 8-GPU nodes)
-apiVersion: scheduling.k8s.io/v1beta1
-kind: PodGroup
+# waslint lint --snapshot snapshot.yaml  (no rack has 3 free 8-GPU nodes)
+apiVersion: batch/v1
+kind: Job
 metadata:
   name: pretrain
+  namespace: research
 spec:
-  schedulingPolicy:
-    gang:
-      minCount: 3
-  schedulingConstraints:
-    topology:
-    - key: topology.kubernetes.io/rack
+  parallelism: 3
+  completions: 3
+  completionMode: Indexed
+  scheduling:
+    schedulingPolicy:
+      gang:
+        minCount: 3
+    schedulingConstraints:
+      topology:
+      - key: topology.kubernetes.io/rack
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+      containers:
+      - name: trainer
+        image: trainer:2.1
+        resources: {limits: {nvidia.com/gpu: 8}}
 """
     use_instead = """\
-# a wider domain (or fewer pods per domain, or more nodes in one rack)
-apiVersion: scheduling.k8s.io/v1beta1
-kind: PodGroup
+# no rack constraint (or fewer GPUs per pod, or more free nodes in one rack): 4 whole nodes are free
+apiVersion: batch/v1
+kind: Job
 metadata:
   name: pretrain
+  namespace: research
 spec:
-  schedulingPolicy:
-    gang:
-      minCount: 3
-  schedulingConstraints:
-    topology:
-    - key: topology.kubernetes.io/zone
+  parallelism: 3
+  completions: 3
+  completionMode: Indexed
+  scheduling:
+    schedulingPolicy:
+      gang:
+        minCount: 3
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+      containers:
+      - name: trainer
+        image: trainer:2.1
+        resources: {limits: {nvidia.com/gpu: 8}}
 """
     kinds = frozenset()
 
     def check_set(self, ctx: Context) -> Iterable[Hit]:
         snapshot = ctx.snapshot
-        if snapshot is None or not getattr(snapshot, "nodes", None):
+        if snapshot is None or not snapshot.nodes:
             return
         from waslint.feasibility.command import check, message
 
@@ -75,5 +99,7 @@ spec:
             verdict = item.verdict
             origin = verdict.gang.origin
             if verdict.feasible or not verdict.gang.is_gang or not isinstance(origin, KObject):
+                continue
+            if verdict.gang.problems:  # members missing from the set: the sizing rules (WAS3xx) say so
                 continue
             yield self.hit(origin, verdict.gang.min_path, message(verdict))
