@@ -49,6 +49,7 @@ class Verdict:
     rooms: list[DomainRoom] = field(default_factory=list)
     children: list[Verdict] = field(default_factory=list)
     what_if: list[str] = field(default_factory=list)
+    tabled: set[str] = field(default_factory=set)  # reasons the text report shows as table rows
 
     def to_json(self, path: str | None, line: int | None) -> dict[str, Any]:
         return {
@@ -232,6 +233,7 @@ def _feasible_words(verdict: Verdict, stats: Stats) -> None:
     if others:
         shown = ", ".join(others[:8]) + (f" and {len(others) - 8} more" if len(others) > 8 else "")
         verdict.reasons.append(f"would also fit in {verdict.key}: {shown}")
+        verdict.tabled.add(verdict.reasons[-1])
     resource = verdict.limiting_resource
     domain = verdict.domain if verdict.domain is not None else WHOLE
     if resource is not None and domain in stats.domains:
@@ -242,6 +244,7 @@ def _feasible_words(verdict: Verdict, stats: Stats) -> None:
             f"headroom in {where} after placement: {show_amount(resource, left)} {resource} free,"
             f" room for {pods_word(more)} more of this shape"
         )
+        verdict.tabled.add(verdict.reasons[-1])
 
 
 def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
@@ -256,6 +259,7 @@ def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
     if verdict.exclusions:
         listed = "; ".join(f"{nodes_word(count)}: {reason}" for reason, count in verdict.exclusions.items())
         verdict.reasons.append(f"{nodes_word(stats.considered)} in all; {listed}")
+        verdict.tabled.add(verdict.reasons[-1])
     resource = verdict.limiting_resource
     shape = stats.view.shape
     if resource is not None:
@@ -282,6 +286,7 @@ def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
                 f" ({need} x {show_amount(resource, per_pod)})"
             )
         verdict.reasons.append(f"limiting resource: {resource}")
+        verdict.tabled.add(verdict.reasons[-1])
     if attempt.heuristic:
         verdict.reasons.append(
             "mixed pod sizes: largest-first placement found no fit; this is a heuristic (bin packing),"

@@ -86,7 +86,7 @@ def to_text(snapshot: dict[str, Any], located: list[Located], what_if: list[str]
         f"{len(located)} group(s): {len(located) - infeasible} feasible, {infeasible} cannot be placed",
         style="bold red" if infeasible else "bold green",
     )
-    return buffer.getvalue()
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
 def _fits(verdict: Verdict) -> int:
@@ -109,6 +109,8 @@ def _gang_block(console: Any, item: Located, fancy: bool) -> None:
         table.add_row(field, value)
     console.print(table)
     for reason in verdict.reasons:
+        if reason in verdict.tabled:
+            continue
         console.print(f"  - {reason}", highlight=False, soft_wrap=True)
     for said in verdict.what_if:
         console.print(f"  - {said}", style="yellow", soft_wrap=True)
@@ -137,7 +139,9 @@ def _rows(verdict: Verdict) -> list[tuple[str, str]]:
     if verdict.blocked_by:
         rows.append(("blocked by", ", ".join(str(gang) for gang in verdict.blocked_by)))
     if verdict.headroom:
-        rows.append(("headroom", f"{verdict.headroom['free_after']} {verdict.headroom['resource']} free after"))
+        room = verdict.headroom
+        more = f"room for {room['more_pods']} more pod(s) of this shape"
+        rows.append(("headroom", f"{room['free_after']} {room['resource']} free in the domain after placement, {more}"))
     for child in verdict.children:
         state = "fits" if child.feasible else f"{child.placeable} of {child.required}"
         rows.append((f"child {child.gang.name}", f"{state} ({child.domain or '-'})"))
@@ -146,7 +150,10 @@ def _rows(verdict: Verdict) -> list[tuple[str, str]]:
 
 def _bars(console: Any, verdict: Verdict, fancy: bool) -> None:
     resource = verdict.limiting_resource or ""
-    rows = verdict.rooms[:BAR_ROWS]
+    shown = [row for row in verdict.rooms if row.free > 0 or row.pods > 0]
+    rows = shown[:BAR_ROWS]
+    if not rows:
+        return
     top = max((row.free for row in rows), default=0) or 1
     need = verdict.required
     console.print(f"  {resource} free per {verdict.key} (eligible nodes), pods that fit / {need} required:")
@@ -159,5 +166,6 @@ def _bars(console: Any, verdict: Verdict, fancy: bool) -> None:
         console.print(
             f"    {row.value.ljust(width)} {bar} {show_amount(resource, row.free):>6}  {pods}", highlight=False
         )
-    if len(verdict.rooms) > BAR_ROWS:
-        console.print(f"    ... and {len(verdict.rooms) - BAR_ROWS} more domains")
+    rest = len(verdict.rooms) - len(rows)
+    if rest:
+        console.print(f"    ... and {rest} more domains{'' if len(shown) > len(rows) else ' with none free'}")
