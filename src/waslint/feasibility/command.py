@@ -167,13 +167,14 @@ def message(verdict: Verdict) -> str:
 
 
 def _common_report(fmt: str, located: list[Located], files: list[SourceFile]) -> str:
+    from waslint.knowledge.releases import default_target
     from waslint.report import ReportInput, render
 
     report = ReportInput(
         findings=findings_for(located),
         files=len(files),
         documents=sum(len(source.documents) for source in files),
-        target_version="1.37",
+        target_version=str(default_target()),
         sources={source.path: source.text for source in files},
     )
     return render(fmt, report)
