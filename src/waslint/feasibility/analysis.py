@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.feasibility.capacity import ClusterState
+from waslint.feasibility.dra import node_devices
 from waslint.feasibility.explain import Verdict, explain, gpu_units
 from waslint.feasibility.model import (
     HOSTNAME,
@@ -71,12 +72,16 @@ def build_cluster(
     priority_items: list[dict[str, Any]],
     what_if: WhatIf | None = None,
     all_groups: set[tuple[str, str]] | None = None,
+    slice_items: list[dict[str, Any]] | None = None,
 ) -> Cluster:
     """The cluster state of a snapshot. `all_groups` are (namespace, name) of groups whose
     disruptionMode is `all` (evicting one pod evicts the group)."""
     what_if = what_if or WhatIf()
     priorities, default_priority = priority_table(priority_items)
     nodes = [node for node in (node_from_dict(item) for item in node_items) if node is not None]
+    devices = node_devices(slice_items or [])
+    for node in nodes:  # DRA devices the node's ResourceSlices publish, as dra/<driver> capacity
+        node.allocatable.update(devices.get(node.name, {}))
     names = {node.name for node in nodes}
     for name in what_if.drain:
         if name not in names:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from waslint.core.model import Severity, Span
 from waslint.feasibility.analysis import Run, WhatIf, WhatIfError, analyse, build_cluster
+from waslint.feasibility.dra import DRA_GROUP, ClaimBook, claim_book
 from waslint.feasibility.explain import Verdict
 from waslint.feasibility.gangs import collect
 from waslint.feasibility.model import priority_table
@@ -103,7 +104,7 @@ def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Che
     classes = [obj.data for obj in snapshot.priority_classes]
     classes += [obj.data for obj in index.of_kind("scheduling.k8s.io", "PriorityClass")]
     priorities, default = priority_table(classes)
-    collected = collect(index, priorities, default)
+    collected = collect(index, priorities, default, _claims(snapshot, index))
     try:
         cluster = build_cluster(
             [obj.data for obj in snapshot.nodes],
@@ -111,12 +112,21 @@ def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Che
             classes,
             what_if,
             collected.all_groups,
+            [obj.data for obj in snapshot.resource_slices],
         )
     except WhatIfError as err:
         raise UsageError(str(err)) from err
     result = analyse(cluster, collected.gangs, what_if.preempt)
     located = [_locate(verdict) for verdict in result.verdicts]
     return Checked(result, cluster.summary()), located
+
+
+def _claims(snapshot: Snapshot, index: ObjectIndex) -> ClaimBook:
+    """DRA claim templates and device classes of the set; devices are charged only when the
+    snapshot has ResourceSlices to hold them against."""
+    templates = [(obj.namespace, obj.data) for obj in index.of_kind(DRA_GROUP, "ResourceClaimTemplate")]
+    classes = [obj.data for obj in index.of_kind(DRA_GROUP, "DeviceClass")]
+    return claim_book(templates, classes, bool(snapshot.resource_slices))
 
 
 def _locate(verdict: Verdict) -> Located:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.feasibility.dra import ClaimBook
 from waslint.feasibility.model import Gang, PodShape, shape_from_spec
 from waslint.objects.index import ObjectIndex, distinct_members
 from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
@@ -55,17 +56,22 @@ class Collected:
 
 
 class GangReader:
-    def __init__(self, index: ObjectIndex, priorities: dict[str, int], default_priority: int) -> None:
+    def __init__(
+        self, index: ObjectIndex, priorities: dict[str, int], default_priority: int, claims: ClaimBook | None = None
+    ) -> None:
         self.index = index
+        self.claims = claims or ClaimBook()
         self.priorities = priorities
         self.default_priority = default_priority
         self.order = {id(obj): position for position, obj in enumerate(index.objects)}
         self.found = Collected()
+        self.notes: list[str] = []
 
     # ----------------------------------------------------------------------- helpers
 
     def _gang(self, obj: KObject, required: int, path: Path, key: str | None, kind: str | None = None) -> Gang:
         gang = Gang(kind or obj.kind, obj.namespace, obj.name or "<unnamed>", required, topology_key=key)
+        self.notes = gang.notes  # notes from reading this gang's pods (DRA claims not counted ...)
         gang.order = self.order.get(id(obj), 0)
         gang.origin, gang.min_path = obj, path
         return gang
@@ -86,12 +92,17 @@ class GangReader:
                 return self.priorities.get(name, self.default_priority)
         return self.default_priority
 
+    def _shape(self, template: PodTemplate) -> PodShape:
+        devices, notes = self.claims.requests(template.spec, template.owner.namespace)
+        self.notes.extend(note for note in notes if note not in self.notes)
+        return shape_from_spec(template.spec, template.annotations, devices)
+
     def _members(self, templates: Iterable[PodTemplate]) -> list[tuple[PodShape, int]]:
         members: dict[PodShape, int] = {}
         for template in templates:
             self.found.claimed.add(id(template.owner))
             pods = pod_count(template)
-            shape = shape_from_spec(template.spec, template.annotations)
+            shape = self._shape(template)
             members[shape] = members.get(shape, 0) + (1 if pods is None else pods)
         return list(members.items())
 
@@ -151,7 +162,7 @@ class GangReader:
         assert owner is not None
         self.found.claimed.add(id(owner))
         template = templates[0]
-        gang.members = [(shape_from_spec(template.spec, template.annotations), gang.required)]
+        gang.members = [(self._shape(template), gang.required)]
         gang.notes.append(f"pods: {gang.required} copies of the pod template of {owner.kind} {owner.name}")
 
     def _owner(self, obj: KObject) -> KObject | None:
@@ -332,11 +343,12 @@ class GangReader:
             templates = pod_templates(obj)
             if not templates or id(obj) in self.found.claimed:
                 continue
-            job_members = self._members(templates)
-            total = sum(count for _, count in job_members)
             available = as_int(obj.spec.get("minAvailable"))
             job_path: Path = ("spec", "minAvailable") if available is not None else ("spec",)
-            gang = self._gang(obj, total if available is None else available, job_path, None)
+            gang = self._gang(obj, available or 0, job_path, None)
+            job_members = self._members(templates)
+            if available is None:
+                gang.required = sum(count for _, count in job_members)
             gang.priority = self._priority(obj.spec, templates)
             self._short(gang, job_members, f"Volcano Job {obj.name}")
             found.append(gang)
@@ -354,12 +366,11 @@ class GangReader:
             counts = [pod_count(template) for template in templates]
             if any(count is None for count in counts) or _controlled(obj):
                 continue
-            members = self._members(templates)
             required = sum(count for count in counts if count is not None)
             if required == 0:
                 continue
             gang = self._gang(obj, required, ("spec",) if obj.kind != "Pod" else (), None)
-            gang.members = members
+            gang.members = self._members(templates)
             gang.is_gang = False
             gang.priority = self._priority({}, templates)
             gang.notes.append("not a gang: each Pod is placed on its own (a group of one)")
@@ -367,8 +378,10 @@ class GangReader:
         return found
 
 
-def collect(index: ObjectIndex, priorities: dict[str, int], default_priority: int) -> Collected:
-    reader = GangReader(index, priorities, default_priority)
+def collect(
+    index: ObjectIndex, priorities: dict[str, int], default_priority: int, claims: ClaimBook | None = None
+) -> Collected:
+    reader = GangReader(index, priorities, default_priority, claims)
     pod_groups = reader.was_pod_groups()
     gangs = reader.composites(pod_groups)
     gangs += reader.job_gangs()

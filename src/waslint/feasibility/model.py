@@ -291,10 +291,15 @@ def _add(total: Resources, more: Resources) -> None:
         total[name] = total.get(name, 0) + value
 
 
-def shape_from_spec(spec: dict[str, Any], annotations: dict[str, Any] | None = None) -> PodShape:
-    """The PodShape of a pod spec (a Pod's, or a template's) and its metadata annotations."""
+def shape_from_spec(
+    spec: dict[str, Any], annotations: dict[str, Any] | None = None, extra: Resources | None = None
+) -> PodShape:
+    """The PodShape of a pod spec (a Pod's, or a template's) and its metadata annotations;
+    `extra` adds requests read elsewhere (DRA devices of its claim templates)."""
     requests = pod_requests(spec)
     requests[PODS] = MILLI  # every Pod takes one of the node's pod slots, also one requesting nothing
+    for name, amount in (extra or {}).items():
+        requests[name] = requests.get(name, 0) + amount
     annotations = annotations or {}
     fraction = milli(annotations.get(KAI_GPU_FRACTION)) or 0
     gpu_memory = milli(annotations.get(KAI_GPU_MEMORY)) or 0
