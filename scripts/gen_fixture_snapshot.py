@@ -27,6 +27,8 @@ RACKS = {"rack-a1": "zone-a", "rack-a2": "zone-a", "rack-b1": "zone-b", "rack-b2
 # GPUs in use per GPU node of each rack (8 per node): the free GPUs end up fragmented
 GPU_USED = {"rack-a1": [8, 8, 4, 0], "rack-a2": [8, 2, 0, 0], "rack-b1": [8, 8, 8, 2], "rack-b2": [6, 0, 0, 0]}
 NOT_READY = {"gpu-b2-4"}
+LOW_PRIORITY_RACKS = {"rack-b1"}  # its GPUs run preemptible sweeps: `--preempt` has something to evict
+LOW_PRIORITY_JOB = ("hparam-sweep", "preemptible")
 CORDONED = {"gpu-a2-4"}
 
 
@@ -90,17 +92,18 @@ def build() -> dict[str, Any]:
             }
             items.append(node(name, labels, gpu_allocatable, gpu_taint))
             if used:
+                job, priority = LOW_PRIORITY_JOB if rack in LOW_PRIORITY_RACKS else ("pretrain", "train")
                 items.append(
                     pod(
-                        f"pretrain-{name}",
+                        f"{job}-{name}",
                         "research",
                         name,
                         {"cpu": str(used * 4), "memory": f"{used * 40}Gi", "nvidia.com/gpu": str(used)},
                         spec={
-                            "priorityClassName": "train",
+                            "priorityClassName": priority,
                             "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
                         },
-                        metadata={"labels": {"app": "pretrain"}, "annotations": {"pod-group-name": "pretrain"}},
+                        metadata={"labels": {"app": job}, "annotations": {"pod-group-name": job}},
                     )
                 )
     for zone in ("zone-a", "zone-b"):
@@ -141,7 +144,7 @@ def build() -> dict[str, Any]:
 
 
 def priority_classes() -> list[dict[str, Any]]:
-    values = {"train": 50, "build": 100, "inference": 125, "system-node-critical": 2000001000}
+    values = {"preemptible": 10, "train": 50, "build": 100, "inference": 125, "system-node-critical": 2000001000}
     return [
         {
             "apiVersion": "scheduling.k8s.io/v1",

@@ -66,6 +66,12 @@ def test_only_feasible_gangs_exit_zero_and_the_autoscaler_what_if() -> None:
     )  # fmt: skip
     assert grown.returncode == 0, grown.stdout
     assert "what-if: added 1 node(s) like gpu-b2-2, topology.kubernetes.io/rack=rack-b2" in grown.stdout
+    preempt = feasibility("--snapshot", str(SNAPSHOT), str(MANIFESTS / "pretrain.yaml"), "--preempt")
+    assert preempt.returncode == 1  # a what-if changes no verdict
+    assert (
+        "--preempt: fits in topology.kubernetes.io/rack=rack-b1 after evicting 3 pod(s) holding 18 GPU(s):"
+        " pod research/hparam-sweep-gpu-b1-4, " in preempt.stdout
+    )
     drained = feasibility("--snapshot", str(SNAPSHOT), str(MANIFESTS / "finetune.yaml"), "--drain", "gpu-a1-4")
     assert drained.returncode == 0 and "rack-a1" not in drained.stdout.split("placement")[1].split("\n")[0]
 
@@ -130,3 +136,12 @@ def test_lint_with_snapshot_reports_was606_at_min_count() -> None:
     findings = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "WAS606"]
     assert [(Path(f["path"]).name, f["line"]) for f in findings] == [("pretrain.yaml", 10)]
     assert "Resources were found for 2 pods while 3 are required" in findings[0]["message"]
+
+
+def test_readme_feasibility_quickstart_shows_the_real_output() -> None:
+    readme = (ROOT / "README.md").read_text()
+    command = "waslint feasibility --snapshot fixtures/snapshots/cluster.yaml fixtures/feasibility/"
+    after = readme.split(f"```sh\n{command}\n```\n\n```\n", 1)[1]
+    shown = after.split("\n```\n", 1)[0]
+    result = run_cli(*command.split()[1:], cwd=ROOT, env={"NO_COLOR": "1"})
+    assert result.stdout.rstrip("\n") == shown

@@ -253,8 +253,10 @@ def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
     if key is not None and not stats.domains:
         verdict.reasons.append(f"no node carries the topology label {key}: the gang can never be placed")
     where = f" in one {key} domain (best: {key}={verdict.domain})" if key and verdict.domain else ""
+    scheduling = " for gang scheduling" if gang.is_gang else ""
     verdict.reasons.append(
-        f"Resources were found for {pods_word(found)} while {need} are required for gang scheduling{where}"
+        f"Resources were found for {pods_word(found)} while {need} {'is' if need == 1 else 'are'}"
+        f" required{scheduling}{where}"
     )
     if verdict.exclusions:
         listed = "; ".join(f"{nodes_word(count)}: {reason}" for reason, count in verdict.exclusions.items())

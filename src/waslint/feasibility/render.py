@@ -120,7 +120,7 @@ def _gang_block(console: Any, item: Located, fancy: bool) -> None:
 
 def _rows(verdict: Verdict) -> list[tuple[str, str]]:
     rows = [
-        ("required", f"{verdict.required} {'child groups' if verdict.children else 'pods'}"),
+        ("required", _count(verdict.required, "child group" if verdict.children else "pod")),
         ("placeable", str(verdict.placeable)),
     ]
     if verdict.key:
@@ -146,6 +146,10 @@ def _rows(verdict: Verdict) -> list[tuple[str, str]]:
         state = "fits" if child.feasible else f"{child.placeable} of {child.required}"
         rows.append((f"child {child.gang.name}", f"{state} ({child.domain or '-'})"))
     return rows
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _bars(console: Any, verdict: Verdict, fancy: bool) -> None:
