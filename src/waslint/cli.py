@@ -517,7 +517,7 @@ def feasibility(
     snapshot: Annotated[
         str, typer.Option("--snapshot", help="Cluster snapshot: kind: List (YAML/JSON, or a folder), KAI snapshot.zip.")
     ] = "",
-    fmt: FormatOption = "text",
+    fmt: FormatOption = None,
     output: OutputOption = None,
     namespace: NamespaceOption = None,
     preempt: Annotated[
@@ -551,8 +551,9 @@ def feasibility(
         labels=labels,
         preempt=preempt,
     )
-    color = fmt == "text" and output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    request = FeasibilityRequest(snapshot, list(paths or ["."]), fmt, namespace or "default", what_if, color)
+    chosen = resolve_format(fmt)
+    color = chosen == "text" and output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    request = FeasibilityRequest(snapshot, list(paths or ["."]), chosen, namespace or "default", what_if, color)
     try:
         outcome = run(request)
     except UsageError as err:

@@ -23,7 +23,7 @@ from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import KObject
 from waslint.sources.snapshot import Snapshot, SnapshotError, load_snapshot
 
-FORMATS = ("text", "json", "sarif", "junit", "github")
+FORMATS = ("text", "concise", "json", "sarif", "junit", "github")
 CODE, NAME = "WAS606", "gang-unplaceable"
 
 

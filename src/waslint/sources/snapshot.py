@@ -33,6 +33,7 @@ KAI_RAW_OBJECTS = {
 }
 KAI_SNAPSHOT_MEMBER = "snapshot.json"
 
+
 class SnapshotError(Exception):
     """The snapshot cannot be used at all (unreadable, not YAML/JSON, no items): exit status 2."""
 
