@@ -313,15 +313,6 @@ def _first_shape(gang: Gang) -> PodShape | None:
 # --------------------------------------------------------------------------- runs
 
 
-@dataclass
-class RunResult:
-    gang: Gang
-    attempt: Attempt
-    state_after: ClusterState | None = None
-    blocked_by: list[Gang] = field(default_factory=list)
-    baseline_fits: bool = False
-
-
 def run_order(gangs: list[Gang]) -> list[Gang]:
     return sorted(gangs, key=lambda gang: (-gang.priority, gang.order))
 
