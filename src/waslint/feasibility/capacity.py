@@ -13,6 +13,7 @@ run once per class of identical nodes (labels other than the hostname, taints, r
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -231,6 +232,7 @@ class ShapeView:
         self._sums: dict[str | None, dict[str, int]] = {}
         self._free: dict[tuple[str | None, str], dict[str, int]] = {}
         self._unlabelled: dict[str, list[int]] = {}
+        self._ranked: dict[str | None, RoomIndex] = {}
 
     def _filter(self) -> list[str | None]:
         state, shape, nodes = self.state, self.shape, self.state.nodes
@@ -261,7 +263,11 @@ class ShapeView:
             for key, sums in self._sums.items():
                 value = self.state.label_values(key)[position]
                 if value is not None:
-                    sums[value] += new - old
+                    before = sums[value]
+                    sums[value] = before + new - old
+                    ranked = self._ranked.get(key)
+                    if ranked is not None:
+                        ranked.move(value, before, before + new - old)
         for (key, resource), free in self._free.items():
             change = delta.get(resource, 0)
             value = self.state.label_values(key)[position]
@@ -288,6 +294,14 @@ class ShapeView:
             self._unlabelled[key] = found
         return found
 
+    def ranked(self, key: str | None) -> RoomIndex:
+        """The domains of `key` ordered by the pods of this shape they take (kept up to date)."""
+        found = self._ranked.get(key)
+        if found is None:
+            found = RoomIndex(self.sums(key))
+            self._ranked[key] = found
+        return found
+
     def sums(self, key: str | None) -> dict[str, int]:
         """Domain value -> pods of this shape that fit in it now (kept up to date)."""
         found = self._sums.get(key)
@@ -297,4 +311,49 @@ class ShapeView:
             for value, positions in self.state.domains(key).items():
                 found[value] = sum(counts[p] for p in positions)
             self._sums[key] = found
+        return found
+
+
+class RoomIndex:
+    """Domains bucketed by room (pods that fit), buckets in ascending order and domains sorted
+    inside each: the tightest domain with room for n pods, or the roomiest ones, without a scan
+    of every domain per gang (that would make a run quadratic in racks x gangs)."""
+
+    def __init__(self, sums: dict[str, int]) -> None:
+        self.buckets: dict[int, list[str]] = {}
+        for value, room in sums.items():
+            self.buckets.setdefault(room, []).append(value)
+        for members in self.buckets.values():
+            members.sort()
+        self.rooms = sorted(self.buckets)
+
+    def move(self, value: str, old: int, new: int) -> None:
+        members = self.buckets[old]
+        del members[bisect_left(members, value)]
+        if not members:
+            del self.buckets[old]
+            del self.rooms[bisect_left(self.rooms, old)]
+        target = self.buckets.get(new)
+        if target is None:
+            self.buckets[new] = [value]
+            insort(self.rooms, new)
+        else:
+            insort(target, value)
+
+    def at_least(self, need: int, limit: int) -> list[str]:
+        """Up to `limit` domains with room for `need` pods, the tightest first (ties by value)."""
+        found: list[str] = []
+        position = bisect_left(self.rooms, need)
+        while position < len(self.rooms) and len(found) < limit:
+            found.extend(self.buckets[self.rooms[position]][: limit - len(found)])
+            position += 1
+        return found
+
+    def largest(self, limit: int) -> list[str]:
+        """Up to `limit` domains with the most room (ties by value)."""
+        found: list[str] = []
+        for room in reversed(self.rooms):
+            found.extend(self.buckets[room][: limit - len(found)])
+            if len(found) >= limit:
+                break
         return found

@@ -18,7 +18,7 @@ from waslint.feasibility.capacity import WHOLE, ClusterState, ShapeView
 from waslint.feasibility.model import GPU, MILLI, Gang, PodShape, resource_rank, show_amount
 from waslint.feasibility.placement import Attempt, domain_nodes, main_shape, place
 
-BAR_DOMAINS = 12  # domains shown in the per-domain capacity view
+BAR_DOMAINS = 8  # domains shown in the per-domain capacity view
 
 
 @dataclass
@@ -46,7 +46,8 @@ class Verdict:
     limiting_resource: str | None = None
     blocked_by: list[Gang] = field(default_factory=list)
     headroom: dict[str, str] = field(default_factory=dict)
-    rooms: list[DomainRoom] = field(default_factory=list)
+    rooms: list[DomainRoom] = field(default_factory=list)  # the roomiest domains
+    domains_total: int = 0
     children: list[Verdict] = field(default_factory=list)
     what_if: list[str] = field(default_factory=list)
     tabled: set[str] = field(default_factory=set)  # reasons the text report shows as table rows
@@ -116,6 +117,7 @@ def explain(state: ClusterState, attempt: Attempt) -> Verdict:
         _feasible_words(verdict, stats)
     else:
         verdict.rooms = stats.rooms(verdict.limiting_resource, attempt.room)
+        verdict.domains_total = len(stats.domains)
         _infeasible_words(verdict, stats, attempt)
     for note in gang.notes:
         verdict.reasons.append(note)
@@ -212,11 +214,23 @@ class Stats:
         return ordered[0] if ordered else None
 
     def rooms(self, resource: str | None, room: dict[str, int]) -> list[DomainRoom]:
+        """The roomiest domains (at most BAR_DOMAINS), with the free amount of the resource."""
         free = self.free(resource) if resource else {}
         pods = room or self.room()
-        rows = [DomainRoom(value, max(0, free.get(value, 0)), pods.get(value, 0)) for value in self.domains]
-        rows.sort(key=lambda row: (-row.pods, -row.free, row.value))
-        return rows
+        if self.restrict is None:
+            values = self.view.ranked(self.key).largest(BAR_DOMAINS)
+        else:
+            values = sorted(self.domains, key=lambda value: (-pods.get(value, 0), value))[:BAR_DOMAINS]
+        rows = [DomainRoom(value, max(0, free.get(value, 0)), pods.get(value, 0)) for value in values]
+        return sorted(rows, key=lambda row: (-row.pods, -row.free, row.value))
+
+    def most_free(self, resource: str) -> tuple[str, int] | None:
+        """The domain with the most of the resource free on eligible nodes (ties: the first value)."""
+        free = self.free(resource)
+        if not free:
+            return None
+        amount = max(free.values())
+        return min(value for value, have in free.items() if have == amount), max(0, amount)
 
 
 def _per_pod(shape: PodShape, resource: str) -> int:
@@ -274,12 +288,12 @@ def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
                 sum(state.partial[p]) for nodes in stats.domains.values() for p in nodes if excluded[p] is None
             )
         unit = show_amount(resource, needed)
-        if key is not None and verdict.rooms:
-            top = max(verdict.rooms, key=lambda row: (row.free, row.pods))
+        top = stats.most_free(resource) if key is not None else None
+        if top is not None:
             label = domain_label(key)
             verdict.reasons.append(
                 f"{show_amount(resource, free_total)} {resource} free on eligible nodes, at most"
-                f" {show_amount(resource, top.free)} in one {label} ({key}={top.value});"
+                f" {show_amount(resource, top[1])} in one {label} ({key}={top[0]});"
                 f" the gang needs {unit} in one {label}"
             )
         else:

@@ -26,6 +26,7 @@ from waslint.feasibility.model import Gang, PodShape
 EXACT_SEARCH_PODS = 10  # exhaustive search only below these sizes: it is exponential
 EXACT_SEARCH_NODES = 12
 EXACT_SEARCH_STEPS = 200_000
+FITTING_SHOWN = 20  # fitting domains listed per gang (the tightest ones)
 
 
 @dataclass
@@ -37,7 +38,7 @@ class Attempt:
     domain: str | None = None  # the chosen domain value, or the best domain of a failed attempt
     placement: dict[int, int] = field(default_factory=dict)  # node position -> pods
     placeable: int = 0  # pods (composite: child groups) that fit in the best domain
-    fitting: list[str] = field(default_factory=list)  # every domain that fits, tightest first
+    fitting: list[str] = field(default_factory=list)  # domains that fit, tightest first (up to FITTING_SHOWN)
     room: dict[str, int] = field(default_factory=dict)  # domain -> pods of the main shape that fit
     heuristic: bool = False  # infeasible by the largest-first heuristic only (no exhaustive proof)
     searched: bool = False  # an exhaustive search decided
@@ -143,9 +144,15 @@ def _place_homogeneous(
     state: ClusterState, gang: Gang, shape: PodShape, need: int, restrict: list[int] | None
 ) -> Attempt:
     room = room_per_domain(state, shape, gang.topology_key, restrict)
-    fitting = tightest(room, need)
-    if not fitting:
+    if restrict is None:  # the kept-up-to-date ranking: no scan of every domain per gang
+        ranked = state.view(shape).ranked(gang.topology_key)
+        fitting = ranked.at_least(need, FITTING_SHOWN)
+        roomiest = ranked.largest(1)
+        best = roomiest[0] if roomiest else None
+    else:
+        fitting = tightest(room, need)[:FITTING_SHOWN]
         best = best_partial(room)
+    if not fitting:
         return Attempt(gang, False, best, placeable=room.get(best, 0) if best else 0, room=room)
     chosen = fitting[0]
     nodes = domain_nodes(state, gang.topology_key, restrict)[chosen]

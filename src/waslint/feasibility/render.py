@@ -13,7 +13,6 @@ from waslint.feasibility.explain import Verdict, nodes_word
 from waslint.feasibility.model import show_amount
 
 BAR_WIDTH = 30
-BAR_ROWS = 8
 
 
 @dataclass
@@ -155,7 +154,7 @@ def _count(number: int, noun: str) -> str:
 def _bars(console: Any, verdict: Verdict, fancy: bool) -> None:
     resource = verdict.limiting_resource or ""
     shown = [row for row in verdict.rooms if row.free > 0 or row.pods > 0]
-    rows = shown[:BAR_ROWS]
+    rows = shown
     if not rows:
         return
     top = max((row.free for row in rows), default=0) or 1
@@ -170,6 +169,6 @@ def _bars(console: Any, verdict: Verdict, fancy: bool) -> None:
         console.print(
             f"    {row.value.ljust(width)} {bar} {show_amount(resource, row.free):>6}  {pods}", highlight=False
         )
-    rest = len(verdict.rooms) - len(rows)
+    rest = verdict.domains_total - len(rows)
     if rest:
-        console.print(f"    ... and {rest} more domains{'' if len(shown) > len(rows) else ' with none free'}")
+        console.print(f"    ... and {rest} more domain{'' if rest == 1 else 's'}")
