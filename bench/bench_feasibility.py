@@ -51,6 +51,8 @@ def node(number: int, rng: random.Random) -> dict[str, Any]:
     gpu = number % 5 != 4  # 80% GPU nodes
     labels = {
         "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
         "topology.kubernetes.io/zone": f"zone-{zone:02d}",
         "topology.kubernetes.io/rack": f"rack-{rack:03d}",
         "pool": "gpu" if gpu else "cpu",

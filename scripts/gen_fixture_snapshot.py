@@ -43,7 +43,10 @@ def node(
     return {
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": {"name": name, "labels": {HOST: name, **labels}},
+        "metadata": {
+            "name": name,
+            "labels": {HOST: name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", **labels},
+        },
         "spec": spec,
         "status": {
             "allocatable": allocatable,

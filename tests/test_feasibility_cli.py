@@ -145,3 +145,21 @@ def test_readme_feasibility_quickstart_shows_the_real_output() -> None:
     shown = after.split("\n```\n", 1)[0]
     result = run_cli(*command.split()[1:], cwd=ROOT, env={"NO_COLOR": "1"})
     assert result.stdout.rstrip("\n") == shown
+
+
+def test_every_corpus_folder_gets_a_verdict_per_group_and_no_crash() -> None:
+    import pytest
+
+    from conftest import CORPUS
+    from waslint.feasibility.command import FeasibilityRequest, run
+
+    if not CORPUS.is_dir():
+        pytest.skip("shared corpus not present")
+    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+        outcome = run(FeasibilityRequest(str(SNAPSHOT), [str(folder)], "json"))
+        payload = json.loads(outcome.text)
+        assert outcome.status == (1 if payload["summary"]["infeasible"] else 0), folder
+        for group in payload["groups"]:
+            assert group["feasible"] or group["reasons"], (folder, group["name"])
+            if group["feasible"] and not group["children"]:
+                assert sum(group["placement"].values()) >= group["required"], (folder, group["name"])

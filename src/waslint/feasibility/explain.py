@@ -333,11 +333,17 @@ def _explain_composite(state: ClusterState, attempt: Attempt) -> Verdict:
             f" (minGroupCount {gang.min_groups})"
         )
     else:
-        if attempt.domain is None:
-            verdict.reasons.append(f"no {gang.topology_key} domain to place the group in")
+        if attempt.domain is None and gang.topology_key is not None:
+            verdict.reasons.append(
+                f"no node carries the topology label {gang.topology_key}: no domain to place the group in"
+            )
+        inside = (
+            f"in one {domain_label(gang.topology_key)} domain (best: {where})"
+            if gang.topology_key
+            else "in the cluster"
+        )
         verdict.reasons.append(
-            f"{attempt.placeable} of {gang.min_groups} required child groups fit in one"
-            f" {domain_label(gang.topology_key)} domain (best: {where}), each child at its minimum"
+            f"{attempt.placeable} of {gang.min_groups} required child groups fit {inside}, each child at its minimum"
         )
         for child in verdict.children:
             if not child.feasible:
