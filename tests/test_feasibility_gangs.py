@@ -164,3 +164,36 @@ def test_pods_in_no_gang_are_groups_of_one_and_priority_orders_the_run() -> None
     assert (gang.kind, gang.required, gang.is_gang, gang.priority) == ("Deployment", 3, False, 1000)
     unknown = deployment.replace("  replicas: 3\n", "")
     assert gangs_of(unknown) == []  # replicas unset: an autoscaler may own it, unknown
+
+
+def test_workload_gang_template_without_pod_group_takes_the_controller_pods() -> None:
+    workload = (
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\nmetadata:\n  name: llm\n"
+        "spec:\n  controllerRef: {apiGroup: jobset.x-k8s.io, kind: JobSet, name: llm}\n"
+        "  podGroupTemplates:\n  - name: workers\n    schedulingPolicy:\n      gang:\n        minCount: 4\n"
+        "    schedulingConstraints:\n      topology:\n      - key: topology.kubernetes.io/rack\n"
+    )
+    jobset = (
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: llm\nspec:\n  replicatedJobs:\n"
+        "  - name: driver\n    replicas: 1\n    template:\n      spec:\n        template:\n          spec:\n"
+        "            containers: [{name: c, image: x}]\n"
+        "  - name: workers\n    replicas: 1\n    template:\n      spec:\n        parallelism: 4\n        template:\n"
+        "          spec:\n            tolerations: [{operator: Exists}]\n"
+        "            containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 8}}}]\n"
+    )
+    (gang,) = gangs_of(workload + "---\n" + jobset)
+    assert (gang.kind, gang.name, gang.required, gang.topology_key) == ("Workload", "llm/workers", 4, RACK)
+    assert [(shape.amount("nvidia.com/gpu"), count) for shape, count in gang.members] == [(8000, 4)]
+    assert gang.min_path == ("spec", "podGroupTemplates", 0, "schedulingPolicy", "gang", "minCount")
+    with_group = (
+        workload
+        + "---\n"
+        + jobset
+        + "---\n"
+        + pod_group("llm-workers", 4, "  workloadRef: {workloadName: llm, templateName: workers}\n")
+    )
+    (group,) = gangs_of(with_group)  # the PodGroup is the gang, its pods the named replicated job's
+    assert (group.kind, [(shape.amount("nvidia.com/gpu"), n) for shape, n in group.members]) == (
+        "PodGroup",
+        [(8000, 4)],
+    )

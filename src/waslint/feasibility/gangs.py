@@ -42,6 +42,7 @@ from waslint.objects.walks import (
     pod_count,
     pod_templates,
     policy_variant,
+    workload_templates,
 )
 
 OWNER_KINDS = JOB_KINDS | {("jobset.x-k8s.io", "JobSet"), ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")}
@@ -161,7 +162,7 @@ class GangReader:
             return
         assert owner is not None
         self.found.claimed.add(id(owner))
-        template = templates[0]
+        template = _named(templates, as_str(dig(obj.spec, "workloadRef", "templateName")))
         gang.members = [(self._shape(template), gang.required)]
         gang.notes.append(f"pods: {gang.required} copies of the pod template of {owner.kind} {owner.name}")
 
@@ -177,13 +178,8 @@ class GangReader:
         workload_name = as_str(dig(obj.spec, "workloadRef", "workloadName"))
         if workload_name is not None:
             workload = self.index.get(SCHEDULING, "Workload", obj.namespace, workload_name)
-            ref = as_map(workload.spec.get("controllerRef")) if workload is not None else {}
-            kind, name = as_str(ref.get("kind")), as_str(ref.get("name"))
-            for group, owner_kind in OWNER_KINDS:
-                if kind == owner_kind and name is not None:
-                    found = self.index.get(as_str(ref.get("apiGroup")) or group, kind, obj.namespace, name)
-                    if found is not None:
-                        return found
+            if workload is not None:
+                return self._controller(workload)
         return None
 
     def composites(self, pod_groups: dict[tuple[str, str], Gang]) -> list[Gang]:
@@ -246,6 +242,51 @@ class GangReader:
                     self.found.all_groups.add((obj.namespace, obj.name or ""))
                 found.append(gang)
         return found
+
+    def workload_gangs(self) -> list[Gang]:
+        """Gang templates of a Workload that no PodGroup of the set instantiates, when the
+        Workload's controllerRef owner (a JobSet, Job or LeaderWorkerSet) is in the set: the
+        controller creates the PodGroup from the template and the owner's Pods join it."""
+        instantiated = {
+            (obj.namespace, as_str(dig(obj.spec, "workloadRef", "workloadName")))
+            for obj in self.index.of_kind(SCHEDULING, "PodGroup")
+        }
+        found = []
+        for obj in self.index.of_kind(SCHEDULING, "Workload"):
+            if obj.name is None or (obj.namespace, obj.name) in instantiated:
+                continue
+            owner = self._controller(obj)
+            if owner is None or id(owner) in self.found.claimed:
+                continue  # no pods to place, or the owner is a gang of its own (a Job's spec.scheduling)
+            templates = pod_templates(owner)
+            for group in workload_templates(obj):
+                policy = group.data.get("schedulingPolicy", group.data.get("policy"))
+                minimum = as_int(dig(policy, "gang", "minCount"))
+                if group.depth != 1 or group.composite or policy_variant(policy) != "gang" or minimum is None:
+                    continue
+                name = as_str(group.data.get("name")) or "<unnamed>"
+                if not templates:
+                    continue
+                chosen = [_named(templates, name)]
+                key = (*group.path, "schedulingPolicy" if "schedulingPolicy" in group.data else "policy")
+                gang = self._gang(obj, minimum, (*key, "gang", "minCount"), _topology_key(group.data))
+                gang.name = f"{obj.name}/{name}"
+                gang.priority = self._priority(group.data, chosen)
+                self._short(gang, self._members(chosen), f"{owner.kind} {owner.name}")
+                gang.notes.append(f"pods: {owner.kind} {owner.name}, the Workload's controllerRef")
+                found.append(gang)
+            self.found.claimed.add(id(owner))
+        return found
+
+    def _controller(self, workload: KObject) -> KObject | None:
+        ref = as_map(workload.spec.get("controllerRef"))
+        kind, name = as_str(ref.get("kind")), as_str(ref.get("name"))
+        for group, owner_kind in OWNER_KINDS:
+            if kind == owner_kind and name is not None:
+                found = self.index.get(as_str(ref.get("apiGroup")) or group, kind, workload.namespace, name)
+                if found is not None:
+                    return found
+        return None
 
     # ----------------------------------------------------------------------- KAI, Volcano, coscheduling
 
@@ -385,12 +426,21 @@ def collect(
     pod_groups = reader.was_pod_groups()
     gangs = reader.composites(pod_groups)
     gangs += reader.job_gangs()
+    gangs += reader.workload_gangs()
     gangs += reader.kai_gangs()
     gangs += reader.member_label_gangs()
     gangs += reader.singles()
     gangs.sort(key=lambda gang: gang.order)
     reader.found.gangs = gangs
     return reader.found
+
+
+def _named(templates: list[PodTemplate], name: str | None) -> PodTemplate:
+    """The pod template of a JobSet replicated job / LWS role of that name, else the first one."""
+    for template in templates:
+        if name is not None and template.role.split(":", 1)[-1] == name:
+            return template
+    return templates[0]
 
 
 def _topology_key(holder: dict[str, Any]) -> str | None:
