@@ -197,3 +197,30 @@ def test_workload_gang_template_without_pod_group_takes_the_controller_pods() ->
         "PodGroup",
         [(8000, 4)],
     )
+
+
+def test_preemption_policy_never_means_no_preemption_what_if() -> None:
+    from feasibility_helpers import running
+
+    from waslint.feasibility.model import priority_table
+
+    never_class = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: polite\nvalue: 1000\npreemptionPolicy: Never\n"
+    scheduling = "  scheduling:\n    schedulingPolicy:\n      gang:\n        minCount: 2\n"
+    polite = job("polite", 2, 4, scheduling, template_extra="      priorityClassName: polite\n")
+    index = ObjectIndex.build([parse_bytes("set.yaml", (never_class + "---\n" + polite).encode())], "default")
+    classes = [obj.data for obj in index.of_kind("scheduling.k8s.io", "PriorityClass")]
+    priorities, default = priority_table(classes)
+    from waslint.feasibility.model import never_preempting
+
+    (gang,) = collect(index, priorities, default, None, never_preempting(classes)).gangs
+    assert (gang.priority, gang.preempts) == (1000, False)
+    busy = [running("low", "n", gpu=8, priority=1)]
+    verdict = analyse(cluster([node("n", gpu=8)], busy), [gang], preempt=True).verdicts[0]
+    assert verdict.what_if == ["--preempt: the gang's preemptionPolicy is Never: it waits, it never preempts"]
+    eager_text = never_class.replace("preemptionPolicy: Never", "preemptionPolicy: PreemptLowerPriority")
+    index = ObjectIndex.build([parse_bytes("set.yaml", (eager_text + "---\n" + polite).encode())], "default")
+    classes = [obj.data for obj in index.of_kind("scheduling.k8s.io", "PriorityClass")]
+    (eager,) = collect(index, *priority_table(classes), None, never_preempting(classes)).gangs
+    assert eager.preempts
+    verdict = analyse(cluster([node("n", gpu=8)], busy), [eager], preempt=True).verdicts[0]
+    assert "after evicting 1 pod(s) holding 8 GPU(s): pod default/low" in verdict.what_if[0]

@@ -212,6 +212,8 @@ def _evict(state: ClusterState, victims: list[Victim]) -> None:
 def preemption(state: ClusterState, gang: Gang) -> list[str]:
     """Would evicting lower-priority pods (groups with disruptionMode `all` whole) make the gang
     fit? The cheapest victim set by GPU count (then pods) over the tightest domains."""
+    if not gang.preempts:
+        return ["--preempt: the gang's preemptionPolicy is Never: it waits, it never preempts"]
     victims = victims_for(state, gang)
     if not victims:
         return [f"--preempt: no running pod has a priority below {gang.priority}: preemption cannot help"]

@@ -14,7 +14,7 @@ from waslint.feasibility.analysis import Run, WhatIf, WhatIfError, analyse, buil
 from waslint.feasibility.dra import DRA_GROUP, ClaimBook, claim_book
 from waslint.feasibility.explain import Verdict
 from waslint.feasibility.gangs import collect
-from waslint.feasibility.model import priority_table
+from waslint.feasibility.model import never_preempting, priority_table
 from waslint.feasibility.render import Located, to_json, to_text
 from waslint.findings import Finding
 from waslint.io.discover import discover
@@ -104,7 +104,7 @@ def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Che
     classes = [obj.data for obj in snapshot.priority_classes]
     classes += [obj.data for obj in index.of_kind("scheduling.k8s.io", "PriorityClass")]
     priorities, default = priority_table(classes)
-    collected = collect(index, priorities, default, _claims(snapshot, index))
+    collected = collect(index, priorities, default, _claims(snapshot, index), never_preempting(classes))
     try:
         cluster = build_cluster(
             [obj.data for obj in snapshot.nodes],

@@ -62,6 +62,9 @@ class GangReader:
     ) -> None:
         self.index = index
         self.claims = claims or ClaimBook()
+        self.never: set[str] = set()  # PriorityClasses with preemptionPolicy Never
+        self.used: dict[int, list[PodTemplate]] = {}
+        self.templates: list[PodTemplate] = []
         self.priorities = priorities
         self.default_priority = default_priority
         self.order = {id(obj): position for position, obj in enumerate(index.objects)}
@@ -73,9 +76,17 @@ class GangReader:
     def _gang(self, obj: KObject, required: int, path: Path, key: str | None, kind: str | None = None) -> Gang:
         gang = Gang(kind or obj.kind, obj.namespace, obj.name or "<unnamed>", required, topology_key=key)
         self.notes = gang.notes  # notes from reading this gang's pods (DRA claims not counted ...)
+        self.templates = self.used.setdefault(id(gang), [])  # the pod templates its pods come from
         gang.order = self.order.get(id(obj), 0)
         gang.origin, gang.min_path = obj, path
         return gang
+
+    def _preempts(self, spec: dict[str, Any], templates: Iterable[PodTemplate]) -> bool:
+        """False when the group, its pods or their PriorityClass say preemptionPolicy: Never."""
+        for holder in (spec, *(template.spec for template in templates)):
+            if holder.get("preemptionPolicy") == "Never" or holder.get("priorityClassName") in self.never:
+                return False
+        return True
 
     def _priority(self, spec: dict[str, Any], templates: Iterable[PodTemplate] = ()) -> int:
         value = as_int(spec.get("priority"))
@@ -93,7 +104,18 @@ class GangReader:
                 return self.priorities.get(name, self.default_priority)
         return self.default_priority
 
+    def mark_preemption(self, gang: Gang) -> None:
+        """preemptionPolicy: Never on the group object, the pod templates it was read from, or their class."""
+        origin = gang.origin
+        if not isinstance(origin, KObject):
+            return
+        spec = origin.spec if origin.group in (SCHEDULING, KAI_PODGROUP[0]) else {}
+        gang.preempts = self._preempts(spec, self.used.get(id(gang), []))
+        for child in gang.children:
+            self.mark_preemption(child)
+
     def _shape(self, template: PodTemplate) -> PodShape:
+        self.templates.append(template)
         devices, notes = self.claims.requests(template.spec, template.owner.namespace)
         self.notes.extend(note for note in notes if note not in self.notes)
         return shape_from_spec(template.spec, template.annotations, devices)
@@ -420,9 +442,14 @@ class GangReader:
 
 
 def collect(
-    index: ObjectIndex, priorities: dict[str, int], default_priority: int, claims: ClaimBook | None = None
+    index: ObjectIndex,
+    priorities: dict[str, int],
+    default_priority: int,
+    claims: ClaimBook | None = None,
+    never: set[str] | None = None,
 ) -> Collected:
     reader = GangReader(index, priorities, default_priority, claims)
+    reader.never = never or set()
     pod_groups = reader.was_pod_groups()
     gangs = reader.composites(pod_groups)
     gangs += reader.job_gangs()
@@ -431,6 +458,8 @@ def collect(
     gangs += reader.member_label_gangs()
     gangs += reader.singles()
     gangs.sort(key=lambda gang: gang.order)
+    for gang in gangs:
+        reader.mark_preemption(gang)
     reader.found.gangs = gangs
     return reader.found
 

@@ -450,6 +450,11 @@ def priority_table(items: list[dict[str, Any]]) -> tuple[dict[str, int], int]:
     return table, default
 
 
+def never_preempting(items: list[dict[str, Any]]) -> set[str]:
+    """Names of the PriorityClasses whose preemptionPolicy is Never."""
+    return {str(as_map(item.get("metadata")).get("name")) for item in items if item.get("preemptionPolicy") == "Never"}
+
+
 # --------------------------------------------------------------------------- gangs
 
 
@@ -473,6 +478,7 @@ class Gang:
     notes: list[str] = field(default_factory=list)
     origin: Any = None  # the caller's handle (object, path) for locations
     is_gang: bool = True  # False: Pods of an object in no gang, each a group of one
+    preempts: bool = True  # False: preemptionPolicy Never (the group's, its pods' or its PriorityClass's)
     min_path: tuple[str | int, ...] = ()  # where the minimum sits in the origin object
 
     @property
