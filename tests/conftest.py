@@ -56,7 +56,12 @@ def codes(findings: list[Finding]) -> list[str]:
 
 
 def run_cli(
-    *args: str, stdin: str | None = None, cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
+    *args: str,
+    stdin: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+    **popen: Any,
 ) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ)
     for name in ("WASLINT_DEBUG", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "COLUMNS"):
@@ -70,7 +75,8 @@ def run_cli(
         text=True,
         cwd=cwd,
         env=full_env,
-        timeout=300,
+        timeout=timeout,
+        **popen,
     )
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import gc
 import os
 import re
-import sys
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,8 @@ from waslint.fix.yamltext import (
 )
 from waslint.io.config import Config
 from waslint.io.discover import discover
-from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes
+from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes, too_large
+from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
 from waslint.lint.engine import LintOptions, LintResult, lint_sources
 from waslint.lint.fixers.ops import Op, apply_to_data
@@ -117,19 +117,12 @@ class FixResult:
 
 def read_file(path: str, stdin: Any = None) -> FileState:
     try:
-        if path == "-":
-            stream = stdin if stdin is not None else sys.stdin.buffer
-            raw: bytes = stream.read(MAX_FILE_BYTES + 1)
-        else:
-            with open(path, "rb") as handle:
-                raw = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as err:
-        raw = b""
-        source = SourceFile(path=path, text="")
-        from waslint.io.loader import Problem
-
-        source.problems.append(Problem(f"cannot read file: {err.strerror or err}", 1, 1, None))
-        return FileState(path, raw, UTF8, "", source, refusal=PARSE_NOTE)
+        raw = read_bounded(path, MAX_FILE_BYTES, stdin)
+    except TooLarge:
+        return FileState(path, b"", UTF8, "", too_large(path), refusal=PARSE_NOTE)
+    except InputError as err:
+        source = SourceFile(path=path, text="", read_error=str(err))
+        return FileState(path, b"", UTF8, "", source, refusal=PARSE_NOTE)
     return state_of(path, raw)
 
 

@@ -13,6 +13,8 @@ import yaml
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity
+from waslint.io.loader import MAX_FILE_BYTES
+from waslint.io.reading import InputError, read_bounded
 from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text
 
 CONFIG_NAMES = (".waslint.yaml", ".waslint.yml")
@@ -115,9 +117,8 @@ def find_config(start: str | None = None) -> str | None:
 
 def _has_tool_section(path: str) -> bool:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return "[tool.waslint" in handle.read()
-    except (OSError, UnicodeDecodeError):
+        return b"[tool.waslint" in read_bounded(path, MAX_FILE_BYTES)
+    except InputError:
         return False
 
 
@@ -133,10 +134,9 @@ def load_config(path: str | None, known_codes: Collection[str]) -> Config:
 
 def _read_raw(path: str) -> dict[str, Any]:
     try:
-        with open(path, "rb") as handle:
-            content = handle.read()
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read config: {err.strerror or err}") from None
+        content = read_bounded(path, MAX_FILE_BYTES)
+    except InputError as err:
+        raise ConfigError(f"config {err}") from None
     if path.endswith(".toml"):
         return _read_toml(path, content)
     try:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from fnmatch import fnmatch
 
 from waslint.io.loader import MANIFEST_SUFFIXES, SKIPPED_DIRS
+from waslint.io.reading import kind_of
 
 # --------------------------------------------------------------------------- discovery
 
@@ -29,14 +31,24 @@ def discover(paths: Iterable[str], exclude: Iterable[str] | Callable[[str], bool
     for arg in paths:
         if arg == "-":
             files.append("-")
-        elif os.path.isdir(arg):
+            continue
+        try:
+            mode = os.stat(arg).st_mode
+        except FileNotFoundError:
+            errors.append(f"{arg}: no such file or directory")
+            continue
+        except OSError as err:
+            errors.append(f"{arg}: cannot read: {err.strerror or err}")
+            continue
+        if stat.S_ISDIR(mode):
             if arg in (".", "./") or not excluded(arg):
                 files.extend(_walk(arg, excluded))
-        elif os.path.exists(arg):
-            if not excluded(arg):
-                files.append(arg)
-        else:
-            errors.append(f"{arg}: no such file or directory")
+        elif excluded(arg):
+            continue
+        elif stat.S_ISREG(mode):
+            files.append(arg)
+        else:  # a FIFO, socket or device would block or never end
+            errors.append(f"{arg}: not a regular file ({kind_of(mode)})")
     return files, errors
 
 
@@ -47,8 +59,16 @@ def _walk(top: str, excluded: Callable[[str], bool]) -> Iterator[str]:
             full = os.path.join(root, name)
             if top == "." and full.startswith("./"):
                 full = full[2:]  # `waslint lint` in a repo: paths as git and editors show them
-            if name.endswith(MANIFEST_SUFFIXES) and not excluded(full):
+            if name.endswith(MANIFEST_SUFFIXES) and not excluded(full) and _regular(full):
                 yield full
+
+
+def _regular(path: str) -> bool:
+    """Folder walks read regular files only: a FIFO named *.yaml would block the run forever."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # the read reports it
 
 
 def is_excluded(path: str, patterns: list[str]) -> bool:

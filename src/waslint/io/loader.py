@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import json
 import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -20,8 +19,9 @@ from typing import Any, ClassVar
 import yaml
 
 from waslint.core.model import Path, Span
+from waslint.io.reading import DEFAULT_LIMIT, InputError, TooLarge, read_bounded
 
-MAX_FILE_BYTES = 32 * 1024 * 1024
+MAX_FILE_BYTES = DEFAULT_LIMIT
 MAX_DEPTH = 200
 MAX_EXPANDED_NODES = 500_000
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -120,6 +120,8 @@ class SourceFile:
     is_json: bool = False
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # Why the file could not be read at all (the run's own failure, exit 2), or None.
+    read_error: str | None = None
     _json_root: yaml.Node | None = None
     _json_tried: bool = False
     _nodes: dict[int, yaml.Node] | None = None
@@ -154,21 +156,19 @@ class SourceFile:
 def read_source(path: str, stdin: Any = None) -> SourceFile:
     """Read one file (or stdin for '-') and parse it; problems are recorded, never raised."""
     try:
-        raw = _read_bytes(path, stdin)
-    except OSError as err:
-        source = SourceFile(path=path, text="")
-        source.problems.append(Problem(f"cannot read file: {err.strerror or err}", 1, 1, None))
-        return source
+        raw = read_bounded(path, MAX_FILE_BYTES, stdin)
+    except TooLarge:
+        return too_large(path)
+    except InputError as err:
+        return SourceFile(path=path, text="", read_error=str(err))
     return parse_bytes(path, raw)
 
 
-def _read_bytes(path: str, stdin: Any) -> bytes:
-    if path == "-":
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        data: bytes = stream.read(MAX_FILE_BYTES + 1)
-        return data
-    with open(path, "rb") as handle:
-        return handle.read(MAX_FILE_BYTES + 1)
+def too_large(path: str) -> SourceFile:
+    """A file over the size limit: not read, a WAS001 finding."""
+    source = SourceFile(path=path, text="")
+    source.problems.append(Problem(f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", 1, 1, None))
+    return source
 
 
 def parse_bytes(path: str, raw: bytes) -> SourceFile:

@@ -54,12 +54,16 @@ class Snapshot:
 def load_snapshot(path: str) -> Snapshot:
     if not os.path.exists(path):
         raise SnapshotError(f"snapshot {path}: no such file or directory")
-    files, _ = discover([path])
+    files, errors = discover([path])
+    if errors:
+        raise SnapshotError(f"snapshot {errors[0]}")
     snapshot = Snapshot(path)
     buckets = snapshot.buckets()
     readable = 0
     for file_path in files:
         source = read_source(file_path)
+        if source.read_error is not None:
+            raise SnapshotError(f"snapshot {source.read_error}")
         for problem in source.problems:
             snapshot.problems.append(f"{file_path}:{problem.line}:{problem.column}: {problem.message}")
         readable += len(source.documents)
