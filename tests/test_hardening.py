@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, run_cli, run_cli_unprivileged
 
 BAD = FIXTURES / "rules" / "WAS103" / "bad.yaml"
 GOOD = FIXTURES / "rules" / "WAS103" / "good.yaml"
@@ -65,3 +65,32 @@ def test_a_device_as_gates_ends_quickly() -> None:
     result = run_cli("lint", "--gates", "/dev/zero", str(GOOD), timeout=QUICK)
     assert result.returncode == 2
     assert "not a regular file" in _one_error_line(result.stderr)
+
+
+# --------------------------------------------------------------------------- 2. unreadable paths
+
+
+@pytest.mark.parametrize("command", ["lint", "fix"])
+def test_an_unreadable_folder_is_the_runs_own_error(shared_tmp: Path, command: str) -> None:
+    tree = shared_tmp / "tree"
+    (tree / "locked").mkdir(parents=True)
+    shutil.copy(GOOD, tree / "good.yaml")
+    shutil.copy(BAD, tree / "locked" / "bad.yaml")
+    (tree / "locked").chmod(0)
+    result = run_cli_unprivileged(command, str(tree))
+    assert result.returncode == 2, result.stdout + result.stderr
+    line = _one_error_line(result.stderr)
+    assert str(tree / "locked") in line and "Permission denied" in line
+    assert "No findings" not in result.stdout
+
+
+@pytest.mark.parametrize("command", ["lint", "fix"])
+def test_an_unreadable_file_is_the_runs_own_error(shared_tmp: Path, command: str) -> None:
+    shutil.copy(GOOD, shared_tmp / "good.yaml")
+    locked = shared_tmp / "locked.yaml"
+    shutil.copy(BAD, locked)
+    locked.chmod(0)
+    result = run_cli_unprivileged(command, str(shared_tmp))
+    assert result.returncode == 2, result.stdout + result.stderr
+    line = _one_error_line(result.stderr)
+    assert str(locked) in line and "Permission denied" in line

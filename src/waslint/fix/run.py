@@ -146,6 +146,8 @@ def _refusal(source: SourceFile) -> str | None:
 def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple[FixResult, list[str]]:
     """Fix PATH arguments in memory; the caller writes (or diffs) the changed files."""
     files, errors = discover(paths, options.config.excludes)
+    if errors:
+        return FixResult([], [], {}, []), errors
     unique: list[str] = []
     seen: set[str] = set()
     for path in files:
@@ -168,6 +170,9 @@ def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple
         if stdin_name and state.path == "-":
             state.path = state.source.path = stdin_name
     gc.freeze()
+    errors = [state.source.read_error for state in states if state.source.read_error is not None]
+    if errors:
+        return FixResult(states, [], {}, []), errors
     return fix_states(states, options), errors
 
 

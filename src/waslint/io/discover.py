@@ -42,7 +42,7 @@ def discover(paths: Iterable[str], exclude: Iterable[str] | Callable[[str], bool
             continue
         if stat.S_ISDIR(mode):
             if arg in (".", "./") or not excluded(arg):
-                files.extend(_walk(arg, excluded))
+                files.extend(_walk(arg, excluded, errors))
         elif excluded(arg):
             continue
         elif stat.S_ISREG(mode):
@@ -52,8 +52,11 @@ def discover(paths: Iterable[str], exclude: Iterable[str] | Callable[[str], bool
     return files, errors
 
 
-def _walk(top: str, excluded: Callable[[str], bool]) -> Iterator[str]:
-    for root, dirs, names in os.walk(top):
+def _walk(top: str, excluded: Callable[[str], bool], errors: list[str]) -> Iterator[str]:
+    def unreadable(err: OSError) -> None:  # os.walk drops these silently: a gap must fail the run
+        errors.append(f"{err.filename}: cannot read folder: {err.strerror or err}")
+
+    for root, dirs, names in os.walk(top, onerror=unreadable):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not excluded(os.path.join(root, d)))
         for name in sorted(names):
             full = os.path.join(root, name)

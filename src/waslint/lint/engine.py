@@ -76,8 +76,13 @@ def lint_paths(
     """Lint PATH arguments. Returns the result and the path errors (unreadable paths)."""
     config = config or Config()
     files, errors = discover(paths, config.excludes)
+    if errors:
+        return LintResult([], []), errors
     sources = load_all(files, stdin)
     name_stdin(sources, options.stdin_filename)
+    errors = [source.read_error for source in sources if source.read_error is not None]
+    if errors:
+        return LintResult([], sources), errors
     # Everything loaded lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
     return lint_sources(sources, options, config), errors
