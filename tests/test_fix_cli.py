@@ -107,10 +107,14 @@ def test_fix_in_place_keeps_mode_and_leaves_no_temporary_file(repo: Path) -> Non
     assert again.returncode == 0
 
 
-def test_fix_follows_a_symlink(repo: Path) -> None:
+def test_fix_never_writes_through_a_symlink(repo: Path) -> None:
     link = repo / "link.yaml"
     link.symlink_to(repo / "deploy" / "workload.yaml")
-    assert run_cli("fix", "link.yaml", cwd=repo).returncode == 0
+    result = run_cli("fix", "link.yaml", cwd=repo)
+    assert result.returncode == 1 and "link.yaml is a symbolic link" in result.stdout
+    assert link.is_symlink()
+    assert (repo / "deploy" / "workload.yaml").read_text() == V1ALPHA2
+    assert run_cli("fix", ".", cwd=repo).returncode == 0  # the walk reaches the file itself
     assert link.is_symlink()
     assert (repo / "deploy" / "workload.yaml").read_text() == FIXED
 

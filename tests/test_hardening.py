@@ -94,3 +94,106 @@ def test_an_unreadable_file_is_the_runs_own_error(shared_tmp: Path, command: str
     assert result.returncode == 2, result.stdout + result.stderr
     line = _one_error_line(result.stderr)
     assert str(locked) in line and "Permission denied" in line
+
+
+# --------------------------------------------------------------------------- 3. links, owners, modes
+
+OLD = """\
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: Workload
+metadata:
+  name: training
+spec:
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy:
+      gang:
+        minCount: 4
+    disruptionMode: PodGroup  # token=SECRET-VALUE
+"""
+
+
+def _tree_with_outside_link(base: Path) -> tuple[Path, Path]:
+    tree = base / "tree"
+    outside = base / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    (outside / "secret.yaml").write_text(OLD)
+    (tree / "link.yaml").symlink_to(outside / "secret.yaml")
+    (tree / "linked-folder").symlink_to(outside)
+    shutil.copy(GOOD, tree / "good.yaml")
+    return tree, outside / "secret.yaml"
+
+
+def test_lint_does_not_follow_links_out_of_the_tree(tmp_path: Path) -> None:
+    tree, _ = _tree_with_outside_link(tmp_path)
+    result = run_cli("lint", str(tree))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SECRET" not in result.stdout + result.stderr
+    assert f"{tree / 'link.yaml'}: symbolic link to a file outside the given paths" in result.stdout
+    assert f"{tree / 'linked-folder'}: symbolic link to a folder outside the given paths" in result.stdout
+    payload = json.loads(run_cli("lint", "--format", "json", str(tree)).stdout)
+    assert len(payload["summary"]["skipped"]) == 2 and payload["summary"]["files"] == 1
+
+
+def test_fix_writes_nothing_outside_the_tree(tmp_path: Path) -> None:
+    tree, secret = _tree_with_outside_link(tmp_path)
+    result = run_cli("fix", str(tree))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert secret.read_text() == OLD
+    assert "symbolic link to a file outside the given paths" in result.stdout
+
+
+def test_links_inside_the_tree_are_followed_and_kept(tmp_path: Path) -> None:
+    (tmp_path / "real.yaml").write_text(OLD)
+    (tmp_path / "alias.yaml").symlink_to("real.yaml")
+    assert run_cli("lint", "--select", "WAS101", str(tmp_path)).stdout.count("WAS101") == 2
+    result = run_cli("fix", str(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "v1beta1" in (tmp_path / "real.yaml").read_text()
+    assert (tmp_path / "alias.yaml").is_symlink()
+
+
+def test_fix_never_writes_through_a_named_link(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    target = tmp_path / "elsewhere" / "w.yaml"
+    target.write_text(OLD)
+    link = tmp_path / "link.yaml"
+    link.symlink_to(target)
+    result = run_cli("fix", str(link))
+    assert target.read_text() == OLD and link.is_symlink()
+    assert "is a symbolic link" in result.stdout
+
+
+def test_a_hard_linked_file_is_reported(tmp_path: Path) -> None:
+    first = tmp_path / "a.yaml"
+    first.write_text(OLD)
+    os.link(first, tmp_path / "b.txt")
+    result = run_cli("fix", str(first))
+    assert result.returncode == 0, result.stderr
+    assert "v1beta1" in first.read_text()
+    assert "had 2 hard links" in result.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_owner_group_and_mode_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(OLD)
+    os.chown(path, 65534, 65534)
+    path.chmod(0o640)
+    assert run_cli("fix", str(path)).returncode == 0
+    status = path.stat()
+    assert (status.st_uid, status.st_gid, status.st_mode & 0o7777) == (65534, 65534, 0o640)
+    assert "v1beta1" in path.read_text()
+
+
+def test_a_read_only_file_is_not_replaced_by_an_ordinary_user(shared_tmp: Path) -> None:
+    path = shared_tmp / "w.yaml"
+    path.write_text(OLD)
+    if os.geteuid() == 0:
+        os.chown(path, 65534, 65534)
+    path.chmod(0o444)
+    result = run_cli_unprivileged("fix", str(path))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"cannot write {path}: the file is read-only for this user" in result.stderr
+    assert path.read_text() == OLD

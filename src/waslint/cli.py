@@ -275,6 +275,7 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
         show_level=display.show_level,
         width=shutil.get_terminal_size((100, 24)).columns,
         root=source_root() if fmt in ("sarif", "github") else None,
+        skipped=result.skipped,
     )
     if display.statistics:
         from waslint.report import statistics
@@ -290,6 +291,9 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
         problem = append_step_summary(report, summary_path)
         if problem:
             typer.echo(f"waslint: warning: {problem}", err=True)
+    if fmt not in ("text", "json"):
+        for entry in result.skipped:
+            typer.echo(f"waslint: skipped {entry}", err=True)
 
 
 def write_output(text: str, output: str | None) -> None:

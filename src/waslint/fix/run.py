@@ -29,7 +29,7 @@ from waslint.fix.yamltext import (
     shared_nodes,
 )
 from waslint.io.config import Config
-from waslint.io.discover import discover
+from waslint.io.discover import discover_all
 from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes, too_large
 from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
@@ -145,16 +145,10 @@ def _refusal(source: SourceFile) -> str | None:
 
 def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple[FixResult, list[str]]:
     """Fix PATH arguments in memory; the caller writes (or diffs) the changed files."""
-    files, errors = discover(paths, options.config.excludes)
-    if errors:
-        return FixResult([], [], {}, []), errors
-    unique: list[str] = []
-    seen: set[str] = set()
-    for path in files:
-        key = path if path == "-" else os.path.realpath(path)
-        if key not in seen:
-            seen.add(key)
-            unique.append(path)
+    found = discover_all(paths, options.config.excludes)
+    if found.errors:
+        return FixResult([], [], {}, []), found.errors
+    unique = _without_duplicates(found.files)
     # As in lint: the node trees are acyclic and all kept, so the cyclic collector is paused
     # while loading (re-scanning the growing heap costs more than the parse), then the loaded
     # set is frozen out of its way.
@@ -173,7 +167,27 @@ def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple
     errors = [state.source.read_error for state in states if state.source.read_error is not None]
     if errors:
         return FixResult(states, [], {}, []), errors
-    return fix_states(states, options), errors
+    for state in states:
+        if state.path != "-" and os.path.islink(state.path) and state.refusal is None:
+            state.refusal = f"not written: {state.path} is a symbolic link (fix never writes through a link)"
+    result = fix_states(states, options)
+    for path, reason in found.skipped:
+        result.notes.setdefault(path, []).append(f"skipped: {reason}")
+    return result, errors
+
+
+def _without_duplicates(files: list[str]) -> list[str]:
+    """One path per real file, the link-free one when a file is reached both ways."""
+    direct = {os.path.realpath(path) for path in files if path != "-" and not os.path.islink(path)}
+    unique: list[str] = []
+    seen: set[str] = set()
+    for path in files:
+        key = path if path == "-" else os.path.realpath(path)
+        if key in seen or (key in direct and os.path.islink(path)):
+            continue
+        seen.add(key)
+        unique.append(path)
+    return unique
 
 
 def fix_texts(files: dict[str, str], options: FixOptions | None = None) -> FixResult:

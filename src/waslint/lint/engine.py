@@ -14,7 +14,7 @@ from waslint.core.codes import matches
 from waslint.core.model import Severity, Span
 from waslint.findings import Finding
 from waslint.io.config import Config
-from waslint.io.discover import discover
+from waslint.io.discover import discover_all
 from waslint.io.loader import SourceFile, load_all
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import Context, RuntimeInputs
@@ -64,6 +64,7 @@ class LintResult:
     files: list[SourceFile]
     internal_errors: list[str] = field(default_factory=list)
     context: Context | None = None
+    skipped: list[str] = field(default_factory=list)  # "path: reason" (links out of the tree...)
 
     @property
     def documents(self) -> int:
@@ -75,17 +76,19 @@ def lint_paths(
 ) -> tuple[LintResult, list[str]]:
     """Lint PATH arguments. Returns the result and the path errors (unreadable paths)."""
     config = config or Config()
-    files, errors = discover(paths, config.excludes)
-    if errors:
-        return LintResult([], []), errors
-    sources = load_all(files, stdin)
+    found = discover_all(paths, config.excludes)
+    if found.errors:
+        return LintResult([], []), found.errors
+    sources = load_all(found.files, stdin)
     name_stdin(sources, options.stdin_filename)
     errors = [source.read_error for source in sources if source.read_error is not None]
     if errors:
         return LintResult([], sources), errors
     # Everything loaded lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
-    return lint_sources(sources, options, config), errors
+    result = lint_sources(sources, options, config)
+    result.skipped = [f"{path}: {reason}" for path, reason in found.skipped]
+    return result, errors
 
 
 def name_stdin(sources: list[SourceFile], name: str | None) -> None:
