@@ -197,3 +197,55 @@ def test_a_read_only_file_is_not_replaced_by_an_ordinary_user(shared_tmp: Path) 
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"cannot write {path}: the file is read-only for this user" in result.stderr
     assert path.read_text() == OLD
+
+
+# --------------------------------------------------------------------------- 4. bounded reads
+
+
+def _sparse(path: Path, size: int) -> Path:
+    with open(path, "wb") as handle:
+        handle.truncate(size)
+    return path
+
+
+@pytest.mark.parametrize("flag", ["--gates", "--snapshot", "--config"])
+def test_an_oversized_input_file_is_refused_without_reading_it(tmp_path: Path, flag: str) -> None:
+    huge = _sparse(tmp_path / "huge.yaml", 33 * 1024 * 1024)
+    result = run_cli("lint", flag, str(huge), str(GOOD), timeout=QUICK)
+    assert result.returncode == 2
+    line = _one_error_line(result.stderr)
+    assert str(huge) in line and "larger than 32 MiB" in line
+
+
+DEEP_YAML = "select: " + "[" * 5000 + "]" * 5000 + "\n"
+DEEP_TOML = "[tool.waslint]\nselect = " + "[" * 5000 + "]" * 5000 + "\n"
+BOMB = "".join(
+    f"{name}: &{name} [{', '.join([f'*{previous}' if previous else 'x'] * 9)}]\n"
+    for previous, name in zip(["", "a", "b", "c", "d", "e", "f"], "abcdefg", strict=True)
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (".waslint.yaml", DEEP_YAML, "nest"),
+        ("pyproject.toml", DEEP_TOML, "nest"),
+        (".waslint.yaml", BOMB, "alias expansion"),
+    ],
+)
+def test_the_config_file_has_the_manifest_limits(tmp_path: Path, name: str, text: str, message: str) -> None:
+    (tmp_path / name).write_text(text)
+    shutil.copy(GOOD, tmp_path / "good.yaml")
+    result = run_cli("lint", "good.yaml", cwd=tmp_path, timeout=QUICK)
+    assert result.returncode == 2
+    line = _one_error_line(result.stderr)
+    assert name in line and message in line
+
+
+def test_a_duplicate_key_in_the_config_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / ".waslint.yaml").write_text("ignore: [WAS102]\nfail-on: warning\nignore: [WAS103]\n")
+    shutil.copy(BAD, tmp_path / "bad.yaml")
+    result = run_cli("lint", "bad.yaml", cwd=tmp_path, timeout=QUICK)
+    assert result.returncode == 2
+    line = _one_error_line(result.stderr)
+    assert ".waslint.yaml:3:1" in line and "duplicate key 'ignore'" in line

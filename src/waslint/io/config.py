@@ -9,11 +9,9 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from typing import Any
 
-import yaml
-
 from waslint.core.codes import matches
 from waslint.core.model import Severity
-from waslint.io.loader import MAX_FILE_BYTES
+from waslint.io.loader import MAX_FILE_BYTES, parse_bytes
 from waslint.io.reading import InputError, read_bounded
 from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text
 
@@ -139,10 +137,14 @@ def _read_raw(path: str) -> dict[str, Any]:
         raise ConfigError(f"config {err}") from None
     if path.endswith(".toml"):
         return _read_toml(path, content)
-    try:
-        data = yaml.safe_load(content.decode("utf-8")) if content.strip() else {}
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: invalid YAML: {err}") from None
+    # The manifest loader: the same depth and alias-expansion limits, duplicate keys refused.
+    source = parse_bytes(path, content)
+    if source.problems:
+        problem = source.problems[0]
+        raise ConfigError(f"{path}:{problem.line}:{problem.column}: invalid config: {problem.message}")
+    if len(source.documents) > 1:
+        raise ConfigError(f"{path}: the config must be one YAML document")
+    data = source.documents[0].data if source.documents else {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys ({', '.join(KNOWN_KEYS)})")
     return data
@@ -157,6 +159,8 @@ def _read_toml(path: str, content: bytes) -> dict[str, Any]:
         document = tomllib.loads(content.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}: invalid TOML: {err}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nesting too deep") from None
     section = document.get("tool", {}).get("waslint", {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [tool.waslint] must be a table")
