@@ -249,3 +249,38 @@ def test_a_duplicate_key_in_the_config_is_an_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     line = _one_error_line(result.stderr)
     assert ".waslint.yaml:3:1" in line and "duplicate key 'ignore'" in line
+
+
+# --------------------------------------------------------------------------- 8. snapshots
+
+NODE_ITEM = "- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: '8'}}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n", "is a Node, not a kind: List"),
+        ("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "items is not a list"),
+        ("apiVersion: v1\nkind: List\n", "items is not a list"),
+        ("- a\n- b\n", "is not a kind: List"),
+        ("apiVersion: v1\nkind: List\nitems: []\n---\nkind: Pod\n", "document 2 is a Pod, not a kind: List"),
+    ],
+)
+def test_a_snapshot_that_is_not_a_list_is_the_runs_own_error(tmp_path: Path, text: str, reason: str) -> None:
+    snapshot = tmp_path / "snap.yaml"
+    snapshot.write_text(text)
+    result = run_cli("lint", "--snapshot", str(snapshot), str(GOOD), timeout=QUICK)
+    assert result.returncode == 2, result.stdout + result.stderr
+    line = _one_error_line(result.stderr)
+    assert str(snapshot) in line and reason in line
+
+
+def test_a_snapshot_without_nodes_is_a_warning(tmp_path: Path) -> None:
+    snapshot = tmp_path / "snap.yaml"
+    snapshot.write_text("apiVersion: v1\nkind: List\nitems: []\n")
+    result = run_cli("lint", "--snapshot", str(snapshot), str(GOOD), timeout=QUICK)
+    assert result.returncode == 0
+    assert _one_error_line(result.stderr).startswith(f"waslint: warning: snapshot {snapshot} holds no Nodes")
+    snapshot.write_text("apiVersion: v1\nkind: List\nitems:\n" + NODE_ITEM)
+    result = run_cli("lint", "--snapshot", str(snapshot), str(GOOD), timeout=QUICK)
+    assert result.returncode == 0 and result.stderr == ""

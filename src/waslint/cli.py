@@ -363,10 +363,17 @@ def lint(
             fail("; ".join(path_errors))
         runs.append((result, threshold))
     result = merge_results([run[0] for run in runs])
+    for warning in dict.fromkeys(w for run, _ in runs for w in _snapshot_warnings(run)):
+        typer.echo(f"waslint: warning: {warning}", err=True)
     emit_report(result, display, options.target)
     for message in result.internal_errors:
         typer.echo(f"waslint: {message}", err=True)
     raise typer.Exit(max(exit_status(run_result, threshold) for run_result, threshold in runs))
+
+
+def _snapshot_warnings(result: LintResult) -> list[str]:
+    snapshot = result.context.snapshot if result.context is not None else None
+    return list(getattr(snapshot, "warnings", []))
 
 
 def merge_results(results: list[LintResult]) -> LintResult:
@@ -378,7 +385,9 @@ def merge_results(results: list[LintResult]) -> LintResult:
 
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     files = [source for r in results for source in r.files]
-    return LintResult(findings, files, [message for r in results for message in r.internal_errors])
+    merged = LintResult(findings, files, [message for r in results for message in r.internal_errors])
+    merged.skipped = [entry for r in results for entry in r.skipped]
+    return merged
 
 
 def _set_cluster_inputs(options: LintOptions, snapshot: str | None, base: str | None, gates: str | None) -> None:

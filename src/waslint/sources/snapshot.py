@@ -28,6 +28,7 @@ class Snapshot:
     resource_slices: list[KObject] = field(default_factory=list)
     topologies: list[KObject] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # for stderr: the run goes on
 
     def buckets(self) -> dict[tuple[str, str], list[KObject]]:
         """The list that holds each kind of item the snapshot keeps, by (group, kind)."""
@@ -68,6 +69,10 @@ def load_snapshot(path: str) -> Snapshot:
             snapshot.problems.append(f"{file_path}:{problem.line}:{problem.column}: {problem.message}")
         readable += len(source.documents)
         for doc in source.documents:
+            reason = _not_a_list(doc.data)
+            if reason is not None:
+                where = f"document {doc.index + 1}" if len(source.documents) > 1 or doc.index else "it"
+                raise SnapshotError(f"snapshot {file_path}: {where} {reason}")
             for obj in objects_of(doc, "default"):
                 bucket = buckets.get((obj.group, obj.kind))
                 if bucket is not None:
@@ -75,4 +80,20 @@ def load_snapshot(path: str) -> Snapshot:
     if readable == 0:
         detail = f": {snapshot.problems[0]}" if snapshot.problems else ""
         raise SnapshotError(f"snapshot {path}: no readable Kubernetes List in it{detail}")
+    if not snapshot.nodes:
+        snapshot.warnings.append(
+            f"snapshot {path} holds no Nodes: the rules that need node capacity (WAS603) check nothing"
+        )
     return snapshot
+
+
+def _not_a_list(data: object) -> str | None:
+    """Why a snapshot document is not what `kubectl get ... -o yaml` prints, or None."""
+    if not isinstance(data, dict):
+        return f"is not a kind: List (a {type(data).__name__})"
+    kind = data.get("kind")
+    if not isinstance(kind, str) or not kind.endswith("List"):
+        return f"is a {kind if isinstance(kind, str) else 'document without a kind'}, not a kind: List"
+    if not isinstance(data.get("items"), list):
+        return "is a kind: List whose items is not a list"
+    return None
