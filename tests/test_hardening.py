@@ -284,3 +284,53 @@ def test_a_snapshot_without_nodes_is_a_warning(tmp_path: Path) -> None:
     snapshot.write_text("apiVersion: v1\nkind: List\nitems:\n" + NODE_ITEM)
     result = run_cli("lint", "--snapshot", str(snapshot), str(GOOD), timeout=QUICK)
     assert result.returncode == 0 and result.stderr == ""
+
+
+# --------------------------------------------------------------------------- 9. the small ones
+
+
+def test_a_duplicate_json_key_is_located_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "pod.json"
+    path.write_text(
+        '{\n  "apiVersion": "v1",\n  "kind": "Pod",\n  "metadata": {\n    "name": "a",\n    "name": "b"\n  }\n}\n'
+    )
+    payload = json.loads(run_cli("lint", "--format", "json", str(path)).stdout)
+    [finding] = payload["findings"]
+    assert finding["code"] == "WAS001" and "duplicate key 'name'" in finding["message"]
+    assert (finding["line"], finding["column"]) == (6, 5)
+
+
+def test_dotted_tool_tables_in_pyproject_are_found(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool]\nwaslint.ignore = ["WAS103"]\n')
+    shutil.copy(BAD, tmp_path / "bad.yaml")
+    result = run_cli("lint", "--select", "WAS103", "bad.yaml", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert "No findings" in result.stdout
+
+
+def test_stdin_twice_is_read_once() -> None:
+    result = run_cli("lint", "--format", "json", "-", "-", stdin=BAD.read_text(), timeout=QUICK)
+    payload = json.loads(result.stdout)
+    assert payload["summary"]["files"] == 1
+    assert {finding["path"] for finding in payload["findings"]} == {"-"}
+
+
+def test_a_newline_in_a_file_name_is_quoted_in_the_diff_header(tmp_path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    name = "odd\nname.yaml"
+    (tmp_path / name).write_text(OLD)
+    result = run_cli("fix", "--diff", name, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    headers = [line for line in result.stdout.splitlines() if line.startswith(("--- ", "+++ "))]
+    assert headers == ['--- "a/odd\\nname.yaml"', '+++ "b/odd\\nname.yaml"']
+    subprocess.run(["git", "apply"], input=result.stdout, text=True, cwd=tmp_path, check=True)
+    assert "v1beta1" in (tmp_path / name).read_text()
+
+
+@pytest.mark.parametrize("value", ["", " ", ","])
+def test_an_empty_select_is_a_usage_error(value: str) -> None:
+    result = run_cli("lint", "--select", value, str(BAD), timeout=QUICK)
+    assert result.returncode == 2
+    assert "--select" in _one_error_line(result.stderr)

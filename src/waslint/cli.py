@@ -180,6 +180,8 @@ def _code_list(
 ) -> list[str]:
     """Repeated flags add up: `--select WAS1 --select WAS2,WAS3`."""
     codes = [part.strip().upper() for text in values for part in text.split(",") if part.strip()]
+    if not codes and flag == "--select":
+        fail("--select: no rule codes given (to run every rule, leave --select out or use ALL)")
     check(codes, flag, known)
     return codes
 

@@ -115,9 +115,15 @@ def find_config(start: str | None = None) -> str | None:
 
 def _has_tool_section(path: str) -> bool:
     try:
-        return b"[tool.waslint" in read_bounded(path, MAX_FILE_BYTES)
+        content = read_bounded(path, MAX_FILE_BYTES)
     except InputError:
         return False
+    if b"waslint" not in content:
+        return False
+    try:  # `[tool.waslint]`, `[tool.waslint.severity]`, or `[tool]` with `waslint.ignore = ...`
+        return isinstance(_toml_tool_section(path, content), dict)
+    except ConfigError:
+        return True  # the table may be there: loading it reports the TOML error
 
 
 def load_config(path: str | None, known_codes: Collection[str]) -> Config:
@@ -151,6 +157,15 @@ def _read_raw(path: str) -> dict[str, Any]:
 
 
 def _read_toml(path: str, content: bytes) -> dict[str, Any]:
+    section = _toml_tool_section(path, content)
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [tool.waslint] must be a table")
+    return section
+
+
+def _toml_tool_section(path: str, content: bytes) -> Any:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10
@@ -161,10 +176,8 @@ def _read_toml(path: str, content: bytes) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {err}") from None
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: nesting too deep") from None
-    section = document.get("tool", {}).get("waslint", {})
-    if not isinstance(section, dict):
-        raise ConfigError(f"{path}: [tool.waslint] must be a table")
-    return section
+    tool = document.get("tool")
+    return tool.get("waslint") if isinstance(tool, dict) else None
 
 
 def parse_config(raw: dict[str, Any], known_codes: Collection[str], source: str = "<config>") -> Config:

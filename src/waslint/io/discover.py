@@ -47,7 +47,8 @@ def discover_all(paths: Iterable[str], exclude: Iterable[str] | Excluded = ()) -
     found = Discovery()
     for arg in arguments:
         if arg == "-":
-            found.files.append("-")
+            if "-" not in found.files:  # stdin can be read once
+                found.files.append("-")
             continue
         try:
             mode = os.stat(arg).st_mode

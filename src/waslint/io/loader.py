@@ -209,13 +209,35 @@ def _parse_json(source: SourceFile) -> None:
         source.problems.append(Problem(f"JSON syntax error: {err.msg}", err.lineno, err.colno, 0))
         return
     except _DuplicateJsonKey as err:
-        source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", 1, 1, 0))
+        line, column = _duplicate_json_position(source.text)
+        source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", line, column, 0))
         return
     except RecursionError:
         source.problems.append(Problem(f"nesting deeper than {MAX_DEPTH} levels", 1, 1, 0))
         return
     last = source.text.count("\n") + 1
     source.documents.append(Document(source, 0, data, None, 0, 1, last))
+
+
+def _duplicate_json_position(text: str) -> tuple[int, int]:
+    """Line and column of the first repeated key (JSON is YAML: libyaml's marks say where)."""
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return 1, 1
+    pending = [root] if root is not None else []
+    while pending:
+        node = pending.pop()
+        if node.__class__ is yaml.MappingNode:
+            seen: set[str] = set()
+            for key_node, value_node in node.value:
+                if key_node.value in seen:
+                    return key_node.start_mark.line + 1, key_node.start_mark.column + 1
+                seen.add(key_node.value)
+                pending.append(value_node)
+        elif node.__class__ is yaml.SequenceNode:
+            pending.extend(reversed(node.value))
+    return 1, 1
 
 
 class _DuplicateJsonKey(ValueError):
