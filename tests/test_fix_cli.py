@@ -262,10 +262,22 @@ def test_a_fix_that_breaks_the_yaml_is_not_written_and_reported(repo: Path, monk
     assert (repo / "deploy" / "workload.yaml").read_text() == V1ALPHA2
 
 
-def test_a_fix_that_breaks_the_schema_is_not_written(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fix_that_breaks_the_schema_is_declined(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from waslint.lint.fixers import migration as planner
 
     monkeypatch.setitem(planner.DISRUPTION, "PodGroup", {"everything": {}})
+    out, err = io.StringIO(), io.StringIO()
+    status = run(FixRequest([str(repo / "deploy")], FixOptions()), stdout=out, stderr=err)
+    assert status == 1 and err.getvalue() == ""
+    assert "would fail the Kubernetes 1.37 schema: unknown field 'everything'" in out.getvalue()
+    assert (repo / "deploy" / "workload.yaml").read_text() == V1ALPHA2
+
+
+def test_the_safety_net_catches_a_schema_break_the_planner_missed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from waslint.lint.fixers import migration as planner
+
+    monkeypatch.setitem(planner.DISRUPTION, "PodGroup", {"everything": {}})
+    monkeypatch.setattr(planner, "decline_invalid", lambda *args: True)
     out, err = io.StringIO(), io.StringIO()
     status = run(FixRequest([str(repo / "deploy")], FixOptions()), stdout=out, stderr=err)
     assert status == 2

@@ -334,3 +334,93 @@ def test_an_empty_select_is_a_usage_error(value: str) -> None:
     result = run_cli("lint", "--select", value, str(BAD), timeout=QUICK)
     assert result.returncode == 2
     assert "--select" in _one_error_line(result.stderr)
+
+
+# --------------------------------------------------------------------------- 6, 7. fix on odd content
+
+WORKLOAD_V1ALPHA2 = """\
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: Workload
+metadata:
+  name: w
+spec:
+  podGroupTemplates:
+  - name: t
+    schedulingPolicy:
+      gang:
+        minCount: 2
+    disruptionMode: {mode}
+"""
+PODGROUP_V1ALPHA2 = """\
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata:
+  name: pg
+spec:
+  schedulingPolicy:
+    gang:
+      minCount: 2
+  podGroupTemplateRef: {ref}
+"""
+ODD_CONTENT = {
+    "null-ref": PODGROUP_V1ALPHA2.format(ref="null"),
+    "number-name": PODGROUP_V1ALPHA2.format(
+        ref="\n    workload:\n      workloadName: 5\n      podGroupTemplateName: t"
+    ),
+    "mode-mapping": WORKLOAD_V1ALPHA2.format(mode="{x: PodGroup}"),
+}
+
+
+def _fix_in_process(paths: list[str], mode: str = "fix", fmt: str = "text") -> tuple[int, str, str]:
+    import io
+
+    from waslint.fix.command import FixRequest, run
+    from waslint.fix.run import FixOptions
+
+    out, err = io.StringIO(), io.StringIO()
+    status = run(FixRequest(paths, FixOptions(), mode=mode, fmt=fmt), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _lint_in_process(path: Path) -> list[dict[str, object]]:
+    from conftest import lint_path
+    from waslint.report.json_report import finding_json
+
+    return [finding_json(finding) for finding in lint_path(path).findings]
+
+
+@pytest.mark.parametrize("case", sorted(ODD_CONTENT))
+def test_fix_declines_odd_content_instead_of_failing(tmp_path: Path, case: str) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_bytes(ODD_CONTENT[case].encode())
+    status, out, err = _fix_in_process([str(path)])
+    assert status == 1, out + err
+    assert err == "" and "internal error" not in out
+    assert path.read_bytes() == ODD_CONTENT[case].encode()  # nothing written that would be wrong
+    payload = json.loads(_fix_in_process([str(path)], mode="check", fmt="json")[1])
+    reasons = [item["reason"] for item in payload["remaining"] if item["code"].startswith("WAS10")]
+    assert reasons and all(reason.startswith("not fixed: ") for reason in reasons), reasons
+    assert not any(finding["fixable"] for finding in _lint_in_process(path))
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (WORKLOAD_V1ALPHA2.format(mode="podgroup"), "disruptionMode: expected object, got string 'podgroup'"),
+        (
+            "apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: w}\nspec:\n"
+            "  priorityClassName: high\n  podGroups:\n  - name: t\n    policy: {gang: {minCount: 2}}\n",
+            "unknown field 'priorityClassName' in spec",
+        ),
+        (PODGROUP_V1ALPHA2.format(ref="{workload: {workloadName: 5, podGroupTemplateName: t}}"), "expected string"),
+    ],
+    ids=["unknown-mode", "v1alpha1-extra-field", "carried-problem"],
+)
+def test_fix_never_writes_a_schema_invalid_file(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(text)
+    status, out, err = _fix_in_process([str(path)])
+    assert status == 1 and err == "", out + err
+    assert path.read_text() == text
+    assert "would fail the Kubernetes 1.37 schema" in out and problem in out
+    assert not [finding for finding in _lint_in_process(path) if finding["fixable"]]

@@ -34,8 +34,10 @@ from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes, too_large
 from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
 from waslint.lint.engine import LintOptions, LintResult, lint_sources
+from waslint.lint.fixers.checks import decline_invalid
 from waslint.lint.fixers.ops import Op, apply_to_data
 from waslint.lint.fixers.plan import NewDocument, Plan, Unit
+from waslint.lint.fixers.preview import owner_of, owners_of
 from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, all_fixers, fixer_for
 from waslint.lint.registry import all_rules
 from waslint.objects.kobject import KObject
@@ -235,7 +237,7 @@ def fix_states(states: list[FileState], options: FixOptions) -> FixResult:
         if not apply_work(work, plan, by_path, internal):
             break
     notes = _notes(states, result, plan)
-    remaining = [Remaining(f, _reason(f, plan, by_path)) for f in result.findings]
+    remaining = [Remaining(f, result.declined.get(id(f)) or _reason(f, plan, by_path)) for f in result.findings]
     documents = sum(len(s.source.documents) + len(s.source.problems) for s in states)
     return FixResult(states, remaining, notes, list(dict.fromkeys(internal)), documents)
 
@@ -272,7 +274,7 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
     plan = Plan()
     assert result.context is not None
     index = result.context.index
-    owners = {(id(obj.doc), obj.base_path): obj for obj in index.objects}
+    owners = owners_of(index)
     positions: dict[int, int] = {}
     for state in by_path.values():
         for position, doc in enumerate(state.source.documents):
@@ -293,7 +295,7 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
                 "unsafe fix (it adds PodGroup objects): rerun with --unsafe-fixes to apply it",
             )
             continue
-        obj = _owner(finding, owners)
+        obj = owner_of(finding, owners)
         if obj is None or id(obj.doc) not in positions:
             plan.skip(finding, "the object could not be found again")
             continue
@@ -308,17 +310,6 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
         if fixer in targets:
             fixer.plan(targets[fixer], env, plan)
     return plan
-
-
-def _owner(finding: Finding, owners: dict[tuple[int, tuple[Any, ...]], KObject]) -> KObject | None:
-    if finding.doc is None:
-        return None
-    path = finding.field_path
-    if len(path) >= 2 and path[0] == "items":
-        owner = owners.get((id(finding.doc), tuple(path[:2])))
-        if owner is not None:
-            return owner
-    return owners.get((id(finding.doc), ()))
 
 
 # --------------------------------------------------------------------------- applying
@@ -340,7 +331,7 @@ def prepare(plan: Plan, by_path: dict[str, FileState]) -> _Work:
         state = by_path[unit.file]
         op_edits: dict[tuple[str, Any], list[Edit] | str] = {}
         ops: dict[tuple[str, Any], Op] = {}
-        unit.findings = []
+        kept: list[tuple[Finding, list[Op]]] = []
         for finding, part_ops in unit.parts:
             problem = None
             for op in part_ops:
@@ -358,7 +349,12 @@ def prepare(plan: Plan, by_path: dict[str, FileState]) -> _Work:
             if problem is not None:
                 plan.skip(finding, problem)
                 continue
-            unit.findings.append(finding)
+            kept.append((finding, part_ops))
+        if len(kept) != len(unit.parts):  # what can be written must pass the schema on its own
+            unit.parts = kept
+            decline_invalid(unit, state.source.documents[unit.doc].data, plan)
+        unit.findings = [finding for finding, _ in unit.parts]
+        for _, part_ops in unit.parts:
             for op in part_ops:
                 ops.setdefault((type(op).__name__, op.path), op)
         unit.ops = list(ops.values())
@@ -534,9 +530,8 @@ def _check(
         new_data[position] = fixed.documents[position + shift].data
         shift += len(after.get(position, []))
     for unit, _ in units:
-        old = source.documents[unit.doc].data
         for check in unit.checks:
-            problems = check_problems(check, old, new_data[unit.doc], unit.ops)
+            problems = check_problems(check, new_data[unit.doc])
             if problems:
                 return f"the fixed {unit.label} fails the 1.37 schema: {problems[0]}"
     return text, fixed

@@ -18,6 +18,7 @@ from waslint.io.discover import discover_all
 from waslint.io.loader import SourceFile, load_all
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import Context, RuntimeInputs
+from waslint.lint.fixers.preview import declined_fixes
 from waslint.lint.registry import Hit, Rule, get_rule, select_rules
 from waslint.lint.suppress import SuppressionSet
 from waslint.objects.index import ObjectIndex
@@ -65,6 +66,7 @@ class LintResult:
     internal_errors: list[str] = field(default_factory=list)
     context: Context | None = None
     skipped: list[str] = field(default_factory=list)  # "path: reason" (links out of the tree...)
+    declined: dict[int, str] = field(default_factory=dict)  # id(finding) -> why its fix is declined
 
     @property
     def documents(self) -> int:
@@ -114,7 +116,11 @@ def lint_sources(sources: list[SourceFile], options: LintOptions, config: Config
     if options.inline_ignores:
         findings = _apply_suppressions(findings, sources, index, rules, options)
     findings.sort(key=Finding.sort_key)
-    return LintResult(findings, sources, internal, ctx)
+    declined = declined_fixes(findings, index)
+    for finding in findings:
+        if id(finding) in declined:
+            finding.fixable = False  # `fix` would decline it: never promise a fix that is not written
+    return LintResult(findings, sources, internal, ctx, declined=declined)
 
 
 class RunError(Exception):
