@@ -368,6 +368,9 @@ ODD_CONTENT = {
         ref="\n    workload:\n      workloadName: 5\n      podGroupTemplateName: t"
     ),
     "mode-mapping": WORKLOAD_V1ALPHA2.format(mode="{x: PodGroup}"),
+    "lone-cr": WORKLOAD_V1ALPHA2.format(mode="PodGroup").replace("  name: w\n", "  name: w\r"),
+    "mixed-endings": WORKLOAD_V1ALPHA2.format(mode="PodGroup").replace("\n", "\r\n", 4),
+    "cr-only": WORKLOAD_V1ALPHA2.format(mode="PodGroup").replace("\n", "\r"),
 }
 
 
@@ -424,3 +427,15 @@ def test_fix_never_writes_a_schema_invalid_file(tmp_path: Path, text: str, probl
     assert path.read_text() == text
     assert "would fail the Kubernetes 1.37 schema" in out and problem in out
     assert not [finding for finding in _lint_in_process(path) if finding["fixable"]]
+
+
+def test_the_diff_splits_lines_at_line_feeds_only(tmp_path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    text = WORKLOAD_V1ALPHA2.format(mode="PodGroup").replace("  name: w\n", "  name: w  # line \u2028# separator\n")
+    (tmp_path / "w.yaml").write_text(text)
+    diff = run_cli("fix", "--diff", "w.yaml", cwd=tmp_path).stdout
+    assert "No newline" not in diff
+    subprocess.run(["git", "apply"], input=diff, text=True, cwd=tmp_path, check=True)
+    assert "v1beta1" in (tmp_path / "w.yaml").read_text()

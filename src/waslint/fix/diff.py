@@ -46,12 +46,22 @@ _ESCAPES = {
 }
 
 
+def _lines(text: str) -> list[str]:
+    """Lines ended by LF only, as git splits them (str.splitlines would also split at a form
+    feed, U+2028 and the like, and the patch would no longer apply)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
 def unified_diff(path: str, before: str, after: str, context: int = 3) -> str:
     if before == after:
         return ""
     shown = display_path(path)
-    old = before.splitlines(keepends=True)
-    new = after.splitlines(keepends=True)
+    old = _lines(before)
+    new = _lines(after)
     out: list[str] = []
     headers = (quote_path(f"a/{shown}"), quote_path(f"b/{shown}"))
     for line in difflib.unified_diff(old, new, *headers, n=context, lineterm="\n"):

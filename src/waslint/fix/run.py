@@ -34,7 +34,7 @@ from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes, too_large
 from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
 from waslint.lint.engine import LintOptions, LintResult, lint_sources
-from waslint.lint.fixers.checks import decline_invalid
+from waslint.lint.fixers.checks import decline_invalid, line_break_problem
 from waslint.lint.fixers.ops import Op, apply_to_data
 from waslint.lint.fixers.plan import NewDocument, Plan, Unit
 from waslint.lint.fixers.preview import owner_of, owners_of
@@ -138,6 +138,9 @@ def state_of(path: str, raw: bytes) -> FileState:
 def _refusal(source: SourceFile) -> str | None:
     if TEMPLATE.search(source.text):
         return TEMPLATE_NOTE
+    line_breaks = line_break_problem(source.text)
+    if line_breaks is not None:
+        return line_breaks
     if source.problems:
         return PARSE_NOTE
     if any(doc.line_offset for doc in source.documents):

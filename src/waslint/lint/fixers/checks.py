@@ -90,3 +90,16 @@ def decline_invalid(unit: Unit, data: Any, plan: Plan) -> bool:
 def declined(label: str, problems: list[str]) -> str:
     shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
     return f"not fixed: the fixed {label} would fail the Kubernetes {fix_target()} schema: {shown}; fix it by hand"
+
+
+def line_break_problem(text: str) -> str | None:
+    """Why a file's line breaks keep fix from editing it (a lone CR, or LF and CRLF mixed)."""
+    carriage = text.count("\r")
+    if not carriage:
+        return None
+    pairs = text.count("\r\n")
+    if pairs != carriage:
+        return "not fixed: the file has CR-only line breaks; convert them to LF or CRLF first"
+    if pairs != text.count("\n"):
+        return "not fixed: the file mixes LF and CRLF line breaks; make them one kind first"
+    return None

@@ -1,6 +1,6 @@
 """What `lint` may call fixable: the safe planners run on the findings (data only, no text), and a
-finding whose fix they decline (its result would fail the schema, an odd shape) is reported as
-not fixable, with the reason `fix` gives."""
+finding whose fix they decline (its result would fail the schema, an odd shape, line breaks fix
+does not edit) is reported as not fixable, with the reason `fix` gives."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from waslint.core.model import FixKind
 from waslint.findings import Finding
+from waslint.lint.fixers.checks import line_break_problem
 from waslint.lint.fixers.plan import Plan
 from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, fixer_for
 from waslint.objects.index import ObjectIndex
@@ -37,12 +38,19 @@ def declined_fixes(findings: list[Finding], index: ObjectIndex) -> dict[int, str
     owners = owners_of(index)
     targets: dict[Fixer, list[FixTarget]] = {}
     declined: dict[int, str] = {}
+    line_breaks: dict[str, str | None] = {}
     for finding in findings:
         fixer = fixer_for(finding.code)
         if not finding.fixable or fixer is None or fixer.kind is not FixKind.SAFE:
             continue
         obj = owner_of(finding, owners)
         if obj is None:
+            continue
+        if obj.file.path not in line_breaks:
+            line_breaks[obj.file.path] = line_break_problem(obj.file.text)
+        problem = line_breaks[obj.file.path]
+        if problem is not None:
+            declined[id(finding)] = problem
             continue
         targets.setdefault(fixer, []).append(FixTarget(finding, obj, 0))
     if not targets:
