@@ -439,3 +439,60 @@ def test_the_diff_splits_lines_at_line_feeds_only(tmp_path: Path) -> None:
     assert "No newline" not in diff
     subprocess.run(["git", "apply"], input=diff, text=True, cwd=tmp_path, check=True)
     assert "v1beta1" in (tmp_path / "w.yaml").read_text()
+
+
+# --------------------------------------------------------------------------- 5. linear in documents per file
+
+
+class _CountingText(str):
+    """A file text that counts the substring scans made on it as a whole."""
+
+    scans = 0
+
+    def __contains__(self, word: object) -> bool:
+        type(self).scans += 1
+        return str.__contains__(self, word)  # type: ignore[operator]
+
+
+def test_prefilters_scan_the_file_once_per_word_not_once_per_object() -> None:
+    from waslint.io.loader import parse_bytes
+    from waslint.lint.engine import LintOptions, lint_sources
+
+    documents = 300
+    text = "---\n".join(OLD.replace("name: training", f"name: w{n}") for n in range(documents))
+    source = parse_bytes("many.yaml", text.encode())
+    source.text = _CountingText(source.text)
+    _CountingText.scans = 0
+    result = lint_sources([source], LintOptions())
+    assert len([f for f in result.findings if f.code == "WAS101"]) == documents
+    assert _CountingText.scans < 50  # one scan per prefilter word; was rules x objects
+
+
+def test_a_finding_composes_only_its_own_document() -> None:
+    from waslint.io.loader import parse_bytes
+    from waslint.lint.engine import LintOptions, lint_sources
+
+    text = "---\n".join([GOOD.read_text()] * 50 + [OLD])
+    source = parse_bytes("many.yaml", text.encode())
+    findings = lint_sources([source], LintOptions(select=["WAS101"])).findings
+    assert [finding.span.line for finding in findings] == [
+        text.count("\n", 0, text.index("apiVersion: scheduling.k8s.io/v1alpha2")) + 1
+    ]
+    assert source._nodes is None  # no whole-file recomposition
+    assert [doc.index for doc in source.documents if doc.stored_node is not None] == [50]
+
+
+def test_was605_checks_a_child_whose_own_file_never_says_disruption_mode(tmp_path: Path) -> None:
+    (tmp_path / "parent.yaml").write_text(
+        "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: root}\nspec:\n"
+        "  workloadRef: {workloadName: w, templateName: root}\n  schedulingPolicy: {gang: {minGroupCount: 2}}\n"
+        "  disruptionMode: {all: {}}\n"
+    )
+    (tmp_path / "child.yaml").write_text(
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: a}\nspec:\n"
+        "  schedulingPolicy: {gang: {minCount: 2}}\n  parentCompositePodGroupName: root\n"
+    )
+    from conftest import lint_path
+
+    findings = [f for f in lint_path(tmp_path).findings if f.code == "WAS605"]
+    assert [f.path for f in findings] == [str(tmp_path / "child.yaml")]

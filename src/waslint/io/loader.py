@@ -95,15 +95,44 @@ class Document:
     # 1-based line range the document covers (comments above it included).
     first_line: int = 1
     last_line: int = 1
+    # Where the document's node sits in the file text: characters [span_start, span_end), from
+    # the start of its first line; `span_line` is that line, `chunk_start` where the text the
+    # marks count from begins (after a broken document the parse resumes in a later chunk).
+    chunk_start: int = 0
+    span_start: int = 0
+    span_end: int | None = None
+    span_line: int = 0
+    _mentions: dict[str, bool] | None = field(default=None, repr=False)
 
     @property
     def node(self) -> yaml.Node | None:
         """The libyaml node tree with positions. Not kept after loading (it costs ten times the
-        data's memory); composed again, for the whole file, the first time a finding or a fix
-        asks for it. None for JSON files (see SourceFile.json_node)."""
+        data's memory); composed again, for this document's text only, the first time a finding
+        or a fix asks for it. None for JSON files (see SourceFile.json_node)."""
         if self.stored_node is None and not self.file.is_json:
-            self.stored_node = self.file.document_node(self.index)
+            self.stored_node = _compose_document(self)
         return self.stored_node
+
+    @property
+    def text(self) -> str:
+        """The document's own text (its node, from the start of its first line)."""
+        if self.file.is_json:
+            return self.file.text
+        start = self.chunk_start + self.span_start
+        end = len(self.file.text) if self.span_end is None else self.chunk_start + self.span_end
+        return self.file.text[start:end]
+
+    def mentions(self, word: str) -> bool:
+        """Whether `word` occurs in the document's text: a prefilter, once per document and word
+        (scanning the whole file per object would make many documents per file quadratic)."""
+        if not self.file.mentions(word):
+            return False
+        if self._mentions is None:
+            self._mentions = {}
+        found = self._mentions.get(word)
+        if found is None:
+            found = self._mentions[word] = word in self.text
+        return found
 
     def locate(self, path: Path, *, key: bool = True) -> Span:
         """Span of the field at `path` (key and scalar value), or of its deepest existing parent."""
@@ -111,6 +140,42 @@ class Document:
         if root is None:
             return Span(1, 1, 1, 1)
         return _span_of(root, path, key, self.line_offset)
+
+
+def _compose_document(doc: Document) -> yaml.Node | None:
+    """The node tree of one document, its marks as a parse of the whole chunk would give them."""
+    text = doc.file.text
+    if doc.file.mentions("%TAG") or doc.span_end is None:  # a directive may change tags: whole file
+        return doc.file.document_node(doc.index)
+    piece = text[doc.chunk_start + doc.span_start : doc.chunk_start + doc.span_end]
+    try:
+        root = yaml.compose(piece, Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return doc.file.document_node(doc.index)
+    if root is None:
+        return None
+    _shift_marks(root, doc.span_start, doc.span_line)
+    return root
+
+
+def _shift_marks(root: yaml.Node, index: int, line: int) -> None:
+    seen: set[int] = set()
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:  # an alias: the same node twice
+            continue
+        seen.add(id(node))
+        for name in ("start_mark", "end_mark"):
+            old = getattr(node, name)
+            new = yaml.Mark(old.name, old.index + index, old.line + line, old.column, old.buffer, old.pointer)
+            setattr(node, name, new)
+        if node.__class__ is yaml.MappingNode:
+            for key_node, value_node in node.value:
+                pending.append(key_node)
+                pending.append(value_node)
+        elif node.__class__ is yaml.SequenceNode:
+            pending.extend(node.value)
 
 
 @dataclass(eq=False)
@@ -125,9 +190,20 @@ class SourceFile:
     _json_root: yaml.Node | None = None
     _json_tried: bool = False
     _nodes: dict[int, yaml.Node] | None = None
+    _mentions: dict[str, bool] | None = field(default=None, repr=False)
+    _lines: list[str] | None = field(default=None, repr=False)
+
+    def mentions(self, word: str) -> bool:
+        """Whether `word` occurs anywhere in the file: once per file and word."""
+        if self._mentions is None:
+            self._mentions = {}
+        found = self._mentions.get(word)
+        if found is None:
+            found = self._mentions[word] = word in self.text
+        return found
 
     def document_node(self, index: int) -> yaml.Node | None:
-        """Compose the file again, keeping the node trees this time; once, on demand."""
+        """Compose the whole file again keeping the node trees (the fallback of Document.node)."""
         if self._nodes is None:
             again = SourceFile(self.path, self.text)
             again._nodes = {}
@@ -147,7 +223,10 @@ class SourceFile:
 
     @property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        """The file's lines (computed once)."""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines
 
 
 # --------------------------------------------------------------------------- reading
@@ -177,10 +256,18 @@ def parse_bytes(path: str, raw: bytes) -> SourceFile:
     if problem is not None:
         source.problems.append(problem)
         return source
-    if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
-        _parse_json(source)
-    else:
-        _parse_yaml(source)
+    # The cyclic collector is paused while parsing: node trees and data are acyclic, and its
+    # passes over a heap that grows with the file would make one big file superlinear.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
+            _parse_json(source)
+        else:
+            _parse_yaml(source)
+    finally:
+        if was_enabled:
+            gc.enable()
     return source
 
 
@@ -264,8 +351,9 @@ def _parse_yaml(source: SourceFile, keep_nodes: bool = False) -> None:
     index = 0
     previous_end = 0
     while True:
+        chunk_start = len(source.text) - len(text)  # each chunk is the rest of the file
         resume_at, index, previous_end = _parse_yaml_chunk(
-            source, text, line_offset, index, previous_end, track_aliases, keep_nodes
+            source, text, line_offset, index, previous_end, track_aliases, keep_nodes, chunk_start
         )
         if resume_at is None:
             return
@@ -280,6 +368,7 @@ def _parse_yaml_chunk(
     previous_end: int,
     track_aliases: bool,
     keep_nodes: bool,
+    chunk_start: int = 0,
 ) -> tuple[tuple[int, str] | None, int, int]:
     """Parse documents from `text` (which starts at `line_offset`) until the end or an error.
 
@@ -308,7 +397,11 @@ def _parse_yaml_chunk(
                 source.problems.append(Problem(err.message, line, column, index))
             else:
                 if data is not None:
-                    doc = Document(source, index, data, None, line_offset, first, last)
+                    start = node.start_mark
+                    doc = Document(source, index, data, None, line_offset, first, last, chunk_start)
+                    doc.span_start = start.index - start.column
+                    doc.span_end = node.end_mark.index
+                    doc.span_line = start.line
                     source.documents.append(doc)
             previous_end = last
             index += 1

@@ -180,7 +180,7 @@ def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]
 
 
 def _run_object_rule(rule: Rule, obj: KObject, ctx: Context, hits: list[Hit], internal: list[str]) -> None:
-    if rule.text_trigger is not None and rule.text_trigger not in obj.file.text:
+    if rule.text_trigger is not None and not obj.doc.mentions(rule.text_trigger):
         return
     try:
         hits.extend(rule.check(obj, ctx))
@@ -220,7 +220,7 @@ def to_finding(hit: Hit, options: LintOptions) -> Finding:
     full = obj.full_path(hit.path)
     span = obj.doc.locate(full, key=hit.point_at_key)
     if "substring" in hit.extra:
-        span = _narrow(span, obj.file.text, hit.extra["substring"])
+        span = _narrow(span, obj.file.lines, hit.extra["substring"])
     return Finding(
         rule.code,
         rule.name,
@@ -236,11 +236,10 @@ def to_finding(hit: Hit, options: LintOptions) -> Finding:
     )
 
 
-def _narrow(span: Span, text: str, substring: str) -> Span:
+def _narrow(span: Span, lines: list[str], substring: str) -> Span:
     """Point at `substring` inside a one-line value (e.g. a condition name inside a command)."""
     if span.line != span.end_line:
         return span
-    lines = text.splitlines()
     if not 0 < span.line <= len(lines):
         return span
     start = lines[span.line - 1].find(substring, span.column - 1)
