@@ -28,9 +28,9 @@ def corpus(docs: int) -> Path:
     """bench/out/onefile-DOCS/: one file of `docs` documents, one old-apiVersion object in it."""
     folder = OUT / f"onefile-{docs}"
     if not (folder / "MANIFEST.json").is_file():
+        generator = [sys.executable, str(REPO / "bench" / "gen_corpus.py"), "--out", str(folder)]
         subprocess.run(
-            [sys.executable, str(REPO / "bench" / "gen_corpus.py"), "--out", str(folder), "--docs", str(docs)]
-            + ["--files", "1", "--needs-fix-share", "1", "--seed", "1"],
+            [*generator, "--docs", str(docs), "--files", "1", "--needs-fix-share", "1", "--seed", "1"],
             check=True,
             stdout=subprocess.DEVNULL,
         )
