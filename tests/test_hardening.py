@@ -416,8 +416,9 @@ def test_fix_declines_odd_content_instead_of_failing(tmp_path: Path, case: str) 
             "unknown field 'priorityClassName' in spec",
         ),
         (PODGROUP_V1ALPHA2.format(ref="{workload: {workloadName: 5, podGroupTemplateName: t}}"), "expected string"),
+        (WORKLOAD_V1ALPHA2.format(mode="PodGroup").replace("name: w", "name: 5"), "metadata.name: expected string"),
     ],
-    ids=["unknown-mode", "v1alpha1-extra-field", "carried-problem"],
+    ids=["unknown-mode", "v1alpha1-extra-field", "carried-problem", "metadata"],
 )
 def test_fix_never_writes_a_schema_invalid_file(tmp_path: Path, text: str, problem: str) -> None:
     path = tmp_path / "w.yaml"

@@ -10,7 +10,7 @@ from typing import Any
 
 from waslint.core.model import Path
 from waslint.knowledge.releases import fix_target
-from waslint.knowledge.schema import has_schema, validate_fragment, validate_object
+from waslint.knowledge.schema import has_fragment, has_schema, validate_fragment, validate_object
 from waslint.lint.fixers.ops import Op, apply_to_data
 from waslint.lint.fixers.plan import Check, Plan, Unit
 from waslint.objects.kobject import dig
@@ -28,6 +28,8 @@ def schema_problems(check: Check, value: Any) -> list[str]:
         if not has_schema(target, api_version, kind):
             return [f"{api_version} {kind} is not a Kubernetes {target} kind"]
         issues = validate_object(target, api_version, kind, value)
+        if "metadata" in value and has_fragment(target, "ObjectMeta"):  # kind schemas keep it loose
+            issues += validate_fragment(target, "ObjectMeta", value["metadata"], ("metadata",))
     else:
         assert check.fragment is not None
         issues = validate_fragment(target, check.fragment, value)
