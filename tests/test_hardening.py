@@ -497,3 +497,20 @@ def test_was605_checks_a_child_whose_own_file_never_says_disruption_mode(tmp_pat
 
     findings = [f for f in lint_path(tmp_path).findings if f.code == "WAS605"]
     assert [f.path for f in findings] == [str(tmp_path / "child.yaml")]
+
+
+def test_a_small_file_is_read_without_a_limit_sized_buffer(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from waslint.io.loader import read_source
+
+    path = tmp_path / "small.yaml"
+    shutil.copy(GOOD, path)
+    tracemalloc.start()
+    try:
+        for _ in range(20):
+            read_source(str(path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 1024 * 1024  # was 32 MiB + 1 per read (the size limit), whatever the size
