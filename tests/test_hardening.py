@@ -514,3 +514,11 @@ def test_a_small_file_is_read_without_a_limit_sized_buffer(tmp_path: Path) -> No
     finally:
         tracemalloc.stop()
     assert peak < 4 * 1024 * 1024  # was 32 MiB + 1 per read (the size limit), whatever the size
+
+
+def test_stdin_named_after_a_link_is_still_fixed(tmp_path: Path) -> None:
+    (tmp_path / "real.yaml").write_text(OLD)
+    (tmp_path / "link.yaml").symlink_to("real.yaml")
+    result = run_cli("fix", "--stdin-filename", str(tmp_path / "link.yaml"), "-", stdin=OLD, timeout=QUICK)
+    assert result.returncode == 0, result.stderr
+    assert "scheduling.k8s.io/v1beta1" in result.stdout

@@ -164,6 +164,9 @@ def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple
     finally:
         if was_enabled:
             gc.enable()
+    for state in states:  # before stdin takes its --stdin-filename: stdin is no link
+        if state.path != "-" and os.path.islink(state.path) and state.refusal is None:
+            state.refusal = f"not written: {state.path} is a symbolic link (fix never writes through a link)"
     stdin_name = options.lint.stdin_filename
     for state in states:
         if stdin_name and state.path == "-":
@@ -172,9 +175,6 @@ def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple
     errors = [state.source.read_error for state in states if state.source.read_error is not None]
     if errors:
         return FixResult(states, [], {}, []), errors
-    for state in states:
-        if state.path != "-" and os.path.islink(state.path) and state.refusal is None:
-            state.refusal = f"not written: {state.path} is a symbolic link (fix never writes through a link)"
     result = fix_states(states, options)
     for path, reason in found.skipped:
         result.notes.setdefault(path, []).append(f"skipped: {reason}")
