@@ -193,8 +193,18 @@ def test_a_file_that_does_not_parse_is_refused_untouched(tmp_path: Path) -> None
     assert "WAS001" in result.stdout and "does not parse" in result.stdout
 
 
-def test_helm_templates_are_skipped_with_a_note(tmp_path: Path) -> None:
+def test_helm_templates_are_fixed_around_their_actions(tmp_path: Path) -> None:
     chart = V1ALPHA2.replace("name: training", 'name: "{{ .Release.Name }}"')
+    path = tmp_path / "workload.yaml"
+    path.write_text(chart)
+    result = run_cli("fix", str(path))
+    assert result.returncode == 0, result.stdout
+    fixed = path.read_text()
+    assert 'name: "{{ .Release.Name }}"' in fixed and "scheduling.k8s.io/v1beta1" in fixed
+
+
+def test_helm_templates_that_cannot_be_masked_are_skipped_with_a_note(tmp_path: Path) -> None:
+    chart = V1ALPHA2.replace("metadata:", "metadata:\n  {{- if .Values.a }}\n  {{- end }}\n  x: [{{ .y }}")
     path = tmp_path / "workload.yaml"
     path.write_text(chart)
     result = run_cli("fix", str(path))

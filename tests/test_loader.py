@@ -151,10 +151,18 @@ def test_empty_documents_and_non_objects_are_skipped() -> None:
     assert lint_text(text) == []
 
 
-def test_helm_template_gets_a_clear_message() -> None:
-    text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  labels:\n    {{- include "x" . | nindent 4 }}\n'
+def test_helm_template_that_cannot_be_masked_gets_a_clear_message() -> None:
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+        "  {{- if .Values.a }}\n  labels: {a: b}\n  {{- else }}\n  labels: {c: d}\n  {{- end }}\n"
+    )
     finding = _only(lint_text(text), "WAS001")
     assert "Helm/Go template" in finding.message
+
+
+def test_helm_template_that_masks_into_yaml_is_linted() -> None:
+    text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  labels:\n    {{- include "x" . | nindent 4 }}\n'
+    assert lint_text(text) == []
 
 
 def test_template_braces_inside_strings_parse_normally() -> None:

@@ -295,8 +295,11 @@ def test_fix_check_and_diff_honour_fail_on(tmp_path: Path) -> None:
     for mode in ("--check", "--diff"):
         assert run_cli("fix", mode, "w.yaml", cwd=tmp_path).returncode == 1
         assert run_cli("fix", mode, "--fail-on", "never", "w.yaml", cwd=tmp_path).returncode == 0
-    # nothing to rewrite, but a finding left at or above --fail-on (a chart template is never rewritten)
-    (tmp_path / "chart.yaml").write_text(V1ALPHA2.replace("name: training", 'name: "{{ .Release.Name }}"', 1))
+    # nothing to rewrite, but a finding left at or above --fail-on (a chart template whose migration
+    # would delete a template action is not rewritten)
+    (tmp_path / "chart.yaml").write_text(
+        (RULE_FIXTURES.parent / "helm" / "trainer" / "templates" / "launcher.yaml").read_text()
+    )
     held = run_cli("fix", "--check", "chart.yaml", cwd=tmp_path)
     assert held.returncode == 1 and "Nothing to fix in 1 file." in held.stdout
     assert run_cli("fix", "--check", "--fail-on", "never", "chart.yaml", cwd=tmp_path).returncode == 0

@@ -342,6 +342,11 @@ def lint(
     ] = False,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
+    baseline: BaselineOption = None,
+    write_baseline: WriteBaselineOption = None,
+    changed_since: ChangedSinceOption = None,
+    lookup: LookupOption = None,
+    jobs: JobsOption = None,
 ) -> None:
     """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
     from waslint.lint.engine import RunError, lint_paths
@@ -357,8 +362,11 @@ def lint(
         options.stdin_filename = stdin_filename
         if live is not None:
             _use_live_schemas(options, *live)
+        options.jobs = _jobs(jobs)
         try:
-            result, path_errors = lint_paths(group, options, settings)
+            result, path_errors = lint_paths(
+                group, options, settings, context=lookup or (), changed_since=changed_since
+            )
         except RunError as err:
             fail(str(err))
         if path_errors:
@@ -367,6 +375,11 @@ def lint(
     result = merge_results([run[0] for run in runs])
     for warning in dict.fromkeys(w for run, _ in runs for w in _snapshot_warnings(run)):
         typer.echo(f"waslint: warning: {warning}", err=True)
+    if write_baseline is not None:
+        _write_baseline(result, write_baseline)
+        raise typer.Exit(0)
+    if baseline is not None:
+        _apply_baseline(result, [run[0] for run in runs], baseline)
     emit_report(result, display, options.target)
     for message in result.internal_errors:
         typer.echo(f"waslint: {message}", err=True)
@@ -390,6 +403,58 @@ def merge_results(results: list[LintResult]) -> LintResult:
     merged = LintResult(findings, files, [message for r in results for message in r.internal_errors])
     merged.skipped = [entry for r in results for entry in r.skipped]
     return merged
+
+
+# --------------------------------------------------------------------------- large repositories
+
+BaselineOption = Annotated[
+    str | None, typer.Option("--baseline", help="Report only findings not recorded in this baseline file.")
+]
+WriteBaselineOption = Annotated[
+    str | None, typer.Option("--write-baseline", help="Record today's findings in FILE (JSON) and exit 0.")
+]
+ChangedSinceOption = Annotated[
+    str | None,
+    typer.Option("--changed-since", help="Report only files changed since this git ref; read all PATHs for lookups."),
+]
+LookupOption = Annotated[
+    list[str] | None,
+    typer.Option("--lookup", help="Also read this folder for cross-object lookups; report only the PATHs."),
+]
+
+JobsOption = Annotated[
+    int | None, typer.Option("--jobs", "-j", help="Worker processes (default: the cores); output identical to one.")
+]
+
+
+def _jobs(jobs: int | None) -> int:
+    from waslint.core.parallel import default_jobs
+
+    if jobs is None:
+        return default_jobs()
+    if jobs < 1:
+        fail(f"--jobs: {jobs} is not a positive number of worker processes")
+    return jobs
+
+
+def _write_baseline(result: LintResult, path: str) -> None:
+    from waslint.lint.baseline import baseline_json
+
+    write_output(baseline_json(result.findings), path)
+    typer.echo(f"waslint: wrote a baseline of {len(result.findings)} findings to {path}", err=True)
+
+
+def _apply_baseline(result: LintResult, runs: list[LintResult], path: str) -> None:
+    """Keep the findings the baseline does not cover, in the report and in each run's exit status."""
+    from waslint.lint.baseline import BaselineError, load_baseline, new_findings
+
+    try:
+        result.findings = new_findings(result.findings, load_baseline(path))
+    except BaselineError as err:
+        fail(str(err))
+    kept = {id(finding) for finding in result.findings}
+    for run in runs:
+        run.findings = [finding for finding in run.findings if id(finding) in kept]
 
 
 def _set_cluster_inputs(options: LintOptions, snapshot: str | None, base: str | None, gates: str | None) -> None:

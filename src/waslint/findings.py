@@ -22,6 +22,8 @@ class Finding:
     # Where in the document the finding points (for suppression and fixes); not reported.
     field_path: Path = ()
     doc: Document | None = field(default=None, repr=False, compare=False)
+    # The config scope (cluster folder) the finding was linted in; None without scopes.
+    scope: str | None = None
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.code)

@@ -30,6 +30,7 @@ from waslint.fix.yamltext import (
 )
 from waslint.io.config import Config
 from waslint.io.discover import discover_all
+from waslint.io.helm import PLACEHOLDER
 from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes, too_large
 from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
@@ -51,6 +52,7 @@ TEMPLATE_NOTE = (
     " chart source by hand, or fix rendered output (`helm template ... | waslint fix -`)"
 )
 PARSE_NOTE = "not fixed: the file does not parse (WAS001); it is left untouched"
+TEMPLATE_EDIT_NOTE = "not fixed: the edited node holds a Helm template action ({{ }}); change the chart source by hand"
 
 
 @dataclass
@@ -136,8 +138,8 @@ def state_of(path: str, raw: bytes) -> FileState:
 
 
 def _refusal(source: SourceFile) -> str | None:
-    if TEMPLATE.search(source.text):
-        return TEMPLATE_NOTE
+    if source.template is None and TEMPLATE.search(source.text):
+        return TEMPLATE_NOTE  # a template that cannot be read at its source positions
     line_breaks = line_break_problem(source.text)
     if line_breaks is not None:
         return line_breaks
@@ -342,7 +344,7 @@ def prepare(plan: Plan, by_path: dict[str, FileState]) -> _Work:
                 if key not in op_edits:
                     try:
                         doc_text = _doc_text(state, unit.doc, doc_texts)
-                        op_edits[key] = edits_for(op, doc_text)
+                        op_edits[key] = _template_safe(edits_for(op, doc_text), state.source)
                     except Unfixable as err:
                         op_edits[key] = str(err)
                 outcome = op_edits[key]
@@ -438,6 +440,16 @@ def _drop_orphans(work: _Work, plan: Plan) -> None:
             del work.documents[key]
 
 
+def _template_safe(edits: list[Edit], source: SourceFile) -> list[Edit]:
+    """In a Helm template, an edit may neither touch a template action nor copy a masked value."""
+    template = source.template
+    if template is not None:
+        for edit in edits:
+            if PLACEHOLDER in edit.text or template.touches(edit.start, edit.end):
+                raise Unfixable(TEMPLATE_EDIT_NOTE)
+    return edits
+
+
 def _doc_text(state: FileState, position: int, cache: dict[tuple[str, int], DocText]) -> DocText:
     key = (state.path, position)
     if key not in cache:
@@ -446,7 +458,8 @@ def _doc_text(state: FileState, position: int, cache: dict[tuple[str, int], DocT
         root = doc.node if doc.node is not None else source.json_node()
         if root is None:
             raise Unfixable("no positions for this document")
-        text = source.text
+        # A template is edited through its masked text (same offsets): control lines read blank.
+        text = source.template.text if source.template is not None else source.text
         shared = shared_nodes(root) if "&" in text and "*" in text else set()
         cache[key] = DocText(text, root, doc.node is None, eol_of(text), indent_step(root), shared)
     return cache[key]
@@ -472,6 +485,8 @@ def _insertion(state: FileState, new_doc: NewDocument, number: int, cache: dict[
     )
     lines = [*new_doc.comments, *body.splitlines()]
     block = eol.join(lines)
+    if state.source.template is not None and PLACEHOLDER in block:
+        raise Unfixable(TEMPLATE_EDIT_NOTE)
     if position == len(text) and text and not text.endswith("\n"):
         return Edit(position, position, eol + "---" + eol + block, number)
     if new_doc.after is None and text.rstrip().rsplit("\n", 1)[-1].strip() == "---":

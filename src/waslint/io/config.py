@@ -27,6 +27,7 @@ KNOWN_KEYS = (
     "namespace",
     "inline-ignores",
     "runtime",
+    "scopes",
 )
 # WAS8xx thresholds (`runtime:` in the config), in seconds; the rules default to one hour.
 RUNTIME_THRESHOLDS = ("orphan-after", "stuck-deletion-after")
@@ -50,6 +51,7 @@ class Config:
     namespace: str | None = None
     inline_ignores: bool = True
     runtime_thresholds: dict[str, float] = field(default_factory=dict)
+    scopes: list[str] = field(default_factory=list)  # folder globs, each match its own cluster
     source: str | None = None
     root: str = "."
 
@@ -75,6 +77,21 @@ class Config:
             if any(fnmatch(candidate, pattern) for candidate in (normal, relative) if candidate):
                 codes.extend(pattern_codes)
         return codes
+
+    def scope_of(self, path: str) -> str | None:
+        """The scope folder (relative to the config's folder) holding `path`: the shallowest
+        parent folder that matches a `scopes` glob; None outside every scope."""
+        if not self.scopes:
+            return None
+        relative = _relative_to(path, self.root)
+        if relative is None or relative.startswith("../"):
+            return None
+        parts = relative.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            if any(fnmatch(folder, glob) for glob in self.scopes):
+                return folder
+        return None
 
 
 def _excluded_by(candidate: str, pattern: str) -> bool:
@@ -214,6 +231,8 @@ def _apply(config: Config, key: str, value: Any, source: str, known: Collection[
         if not isinstance(value, str) or not value:
             raise ConfigError(f"{where}: expected a namespace name")
         config.namespace = value
+    elif key == "scopes":
+        config.scopes = [glob.removeprefix("./").strip("/") for glob in _strings(value, where)]
     elif key == "inline-ignores":
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false")

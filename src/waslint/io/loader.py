@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -19,6 +20,7 @@ from typing import Any, ClassVar
 import yaml
 
 from waslint.core.model import Path, Span
+from waslint.io.helm import MaskedTemplate, mask_template
 from waslint.io.reading import DEFAULT_LIMIT, InputError, TooLarge, read_bounded
 
 MAX_FILE_BYTES = DEFAULT_LIMIT
@@ -66,6 +68,7 @@ _ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s*\]},'\"]", re.MULTILINE)
 _TRUE_WORDS = frozenset({"true", "yes", "on", "y"})
 _DOC_START = re.compile(r"^---(?=\s|$)", re.MULTILINE)
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
+_intern = sys.intern
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ class _DocumentError(Exception):
         self.mark = mark
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Document:
     file: SourceFile = field(repr=False)
     index: int
@@ -116,11 +119,12 @@ class Document:
     @property
     def text(self) -> str:
         """The document's own text (its node, from the start of its first line)."""
+        text = self.file.parsed_text
         if self.file.is_json:
-            return self.file.text
+            return text
         start = self.chunk_start + self.span_start
-        end = len(self.file.text) if self.span_end is None else self.chunk_start + self.span_end
-        return self.file.text[start:end]
+        end = len(text) if self.span_end is None else self.chunk_start + self.span_end
+        return text[start:end]
 
     def mentions(self, word: str) -> bool:
         """Whether `word` occurs in the document's text: a prefilter, once per document and word
@@ -144,7 +148,7 @@ class Document:
 
 def _compose_document(doc: Document) -> yaml.Node | None:
     """The node tree of one document, its marks as a parse of the whole chunk would give them."""
-    text = doc.file.text
+    text = doc.file.parsed_text
     if doc.file.mentions("%TAG") or doc.span_end is None:  # a directive may change tags: whole file
         return doc.file.document_node(doc.index)
     piece = text[doc.chunk_start + doc.span_start : doc.chunk_start + doc.span_end]
@@ -190,8 +194,16 @@ class SourceFile:
     _json_root: yaml.Node | None = None
     _json_tried: bool = False
     _nodes: dict[int, yaml.Node] | None = None
+    # A Helm template read through its masked text (see io/helm.py); None for plain YAML.
+    template: MaskedTemplate | None = None
     _mentions: dict[str, bool] | None = field(default=None, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def parsed_text(self) -> str:
+        """The text the documents were parsed from: a Helm template's masked text (the same
+        length and positions), else the file's text."""
+        return self.template.text if self.template is not None else self.text
 
     def mentions(self, word: str) -> bool:
         """Whether `word` occurs anywhere in the file: once per file and word."""
@@ -199,17 +211,25 @@ class SourceFile:
             self._mentions = {}
         found = self._mentions.get(word)
         if found is None:
-            found = self._mentions[word] = word in self.text
+            found = self._mentions[word] = word in self.parsed_text
         return found
 
     def document_node(self, index: int) -> yaml.Node | None:
         """Compose the whole file again keeping the node trees (the fallback of Document.node)."""
         if self._nodes is None:
-            again = SourceFile(self.path, self.text)
+            again = SourceFile(self.path, self.template.text if self.template is not None else self.text)
             again._nodes = {}
             _parse_yaml(again, keep_nodes=True)
             self._nodes = again._nodes
         return self._nodes.get(index)
+
+    def release_positions(self) -> None:
+        """Drop the node trees composed for positions (they cost ten times the data); they are
+        composed again if asked for."""
+        self._nodes = None
+        for doc in self.documents:
+            if not self.is_json:
+                doc.stored_node = None
 
     def json_node(self) -> yaml.Node | None:
         """Compose a JSON file with libyaml (JSON is YAML) to learn positions; once, on demand."""
@@ -263,12 +283,31 @@ def parse_bytes(path: str, raw: bytes) -> SourceFile:
     try:
         if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
             _parse_json(source)
+        elif "{{" in text and _parse_masked(source):
+            pass
         else:
             _parse_yaml(source)
     finally:
         if was_enabled:
             gc.enable()
     return source
+
+
+def _parse_masked(source: SourceFile) -> bool:
+    """Read a Helm template through its masked text; False (nothing read) when the masked text
+    is not valid YAML either: then the template is parsed as it is and gets a clear WAS001."""
+    masked = mask_template(source.text)
+    if masked is None:
+        return False
+    trial = SourceFile(source.path, masked.text)
+    _parse_yaml(trial)
+    if trial.problems:
+        return False
+    for doc in trial.documents:
+        doc.file = source
+    source.documents = trial.documents
+    source.template = masked
+    return True
 
 
 def decode(raw: bytes) -> tuple[str, Problem | None]:
@@ -489,7 +528,10 @@ class Converter:
         """The fast path (no aliases in the file): plain loops, string keys inline."""
         cls = node.__class__
         if cls is yaml.ScalarNode:
-            return node.value if node.tag == _STR else scalar_value(node)
+            if node.tag == _STR:
+                value = node.value
+                return _intern(value) if len(value) < 48 else value
+            return scalar_value(node)
         if depth > MAX_DEPTH:
             raise _DocumentError(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark)
         if cls is yaml.SequenceNode:
@@ -498,11 +540,12 @@ class Converter:
         for key_node, value_node in node.value:
             if key_node.__class__ is not yaml.ScalarNode or key_node.tag != _STR:
                 return self._mapping(node, depth, self._plain)  # merge keys, odd keys
-            key = key_node.value
+            key = _intern(key_node.value)  # manifests repeat their keys: one string object each
             if key in result:
                 raise _DocumentError(f"duplicate key {key!r} in one mapping", key_node.start_mark)
             if value_node.__class__ is yaml.ScalarNode and value_node.tag == _STR:
-                result[key] = value_node.value
+                value = value_node.value
+                result[key] = _intern(value) if len(value) < 48 else value
             else:
                 result[key] = self._plain(value_node, depth + 1)
         return result

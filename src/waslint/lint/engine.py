@@ -7,25 +7,29 @@ import os
 import traceback
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity, Span
+from waslint.core.parallel import can_fork, fork_map, split_evenly
 from waslint.findings import Finding
+from waslint.io.batch import load_files
 from waslint.io.config import Config
-from waslint.io.discover import discover_all
-from waslint.io.loader import SourceFile, load_all
+from waslint.io.helm import shown
+from waslint.io.loader import SourceFile
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import Context, RuntimeInputs
 from waslint.lint.fixers.preview import declined_fixes
 from waslint.lint.registry import Hit, Rule, get_rule, select_rules
+from waslint.lint.selection import plan_reading
 from waslint.lint.suppress import SuppressionSet
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import KObject
 from waslint.sources.gates import GatesFile
 
 PARSE_ERROR = "WAS001"
+MIN_PARALLEL_OBJECTS = 1000
 UNUSED_SUPPRESSION = "WAS000"
 
 
@@ -45,6 +49,7 @@ class LintOptions:
     # A gate inventory already read (a live audit reads it from the components' metrics).
     gates: GatesFile | None = None
     runtime: RuntimeInputs = field(default_factory=RuntimeInputs)
+    jobs: int = 1  # worker processes for parsing and per-object rules (--jobs)
 
     @classmethod
     def from_config(cls, config: Config) -> LintOptions:
@@ -74,23 +79,45 @@ class LintResult:
 
 
 def lint_paths(
-    paths: Iterable[str], options: LintOptions, config: Config | None = None, stdin: Any = None
+    paths: Iterable[str],
+    options: LintOptions,
+    config: Config | None = None,
+    stdin: Any = None,
+    *,
+    context: Iterable[str] = (),
+    changed_since: str | None = None,
 ) -> tuple[LintResult, list[str]]:
-    """Lint PATH arguments. Returns the result and the path errors (unreadable paths)."""
+    """Lint PATH arguments. Returns the result and the path errors (unreadable paths).
+    `context`: folders read too, for cross-object lookups, but not reported on;
+    `changed_since`: report only the files changed since that git ref (see lint/selection.py)."""
     config = config or Config()
-    found = discover_all(paths, config.excludes)
-    if found.errors:
-        return LintResult([], []), found.errors
-    sources = load_all(found.files, stdin)
+    paths = list(paths)
+    changed = _changed_files(changed_since, paths) if changed_since is not None else None
+    plan, errors = plan_reading(paths, config.excludes, context, changed)
+    sources = load_files(plan.files, options.jobs, stdin)
+    if errors:
+        return LintResult([], []), errors
     name_stdin(sources, options.stdin_filename)
     errors = [source.read_error for source in sources if source.read_error is not None]
     if errors:
         return LintResult([], sources), errors
     # Everything loaded lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
-    result = lint_sources(sources, options, config)
-    result.skipped = [f"{path}: {reason}" for path, reason in found.skipped]
+    result = lint_sources(sources, options, config, release_positions=True)
+    result.skipped = [f"{path}: {reason}" for path, reason in plan.skipped]
+    if plan.reported is not None:
+        result.findings = [finding for finding in result.findings if plan.reports(finding.path)]
     return result, errors
+
+
+def _changed_files(ref: str, paths: list[str]) -> set[str]:
+    from waslint.sources.gitchanges import GitChangesError, changed_files
+
+    near = next((path for path in paths if path != "-"), ".")
+    try:
+        return changed_files(ref, near)
+    except GitChangesError as err:
+        raise RunError(str(err)) from None
 
 
 def name_stdin(sources: list[SourceFile], name: str | None) -> None:
@@ -101,26 +128,96 @@ def name_stdin(sources: list[SourceFile], name: str | None) -> None:
                 source.path = name
 
 
-def lint_sources(sources: list[SourceFile], options: LintOptions, config: Config | None = None) -> LintResult:
+def lint_sources(
+    sources: list[SourceFile], options: LintOptions, config: Config | None = None, *, release_positions: bool = False
+) -> LintResult:
+    """Lint a set of files. With `scopes` in the config, each scope is linted as its own cluster
+    (its own index and context) and the findings are merged. `release_positions`: drop each
+    file's node trees once its findings are located (lint keeps none; fix plans with them)."""
     config = config or Config()
     rules = list(select_rules(options.select, options.ignore))
+    internal: list[str] = []
+    findings: list[Finding] = []
+    contexts: list[Context] = []
+    declined: dict[int, str] = {}
+    for scope, members in split_scopes(sources, config).items():
+        ctx, scope_findings = _lint_set(members, rules, options, config, internal, release_positions, declined)
+        for finding in scope_findings:
+            finding.scope = scope
+        findings.extend(scope_findings)
+        contexts.append(ctx)
+    findings.sort(key=Finding.sort_key)
+    if len(contexts) == 1:
+        whole = contexts[0]
+    else:  # the fixer looks objects up across the run
+        whole = Context(ObjectIndex([obj for ctx in contexts for obj in ctx.index.objects]), sources, options.target)
+    return LintResult(findings, sources, internal, whole, declined=declined)
+
+
+def split_scopes(sources: list[SourceFile], config: Config) -> dict[str | None, list[SourceFile]]:
+    """Files by scope, in reading order; files outside every scope (None) form one more set."""
+    if not config.scopes:
+        return {None: sources}
+    by_scope: dict[str | None, list[SourceFile]] = {}
+    for source in sources:
+        by_scope.setdefault(config.scope_of(source.path), []).append(source)
+    return by_scope or {None: []}
+
+
+def _lint_set(
+    sources: list[SourceFile],
+    rules: list[Rule],
+    options: LintOptions,
+    config: Config,
+    internal: list[str],
+    release: bool = False,
+    declined: dict[int, str] | None = None,
+) -> tuple[Context, list[Finding]]:
     index = ObjectIndex.build(sources, options.namespace)
     ctx = Context(index, sources, options.target, options.namespace)
     prepare_context(ctx, options)
-    internal: list[str] = []
-    hits = run_rules(rules, ctx, internal)
-    findings = [to_finding(hit, options) for hit in hits]
+    if options.jobs > 1 and len(index.objects) >= MIN_PARALLEL_OBJECTS and can_fork():
+        findings = _findings_in_workers(rules, ctx, options, internal, release)
+    else:
+        findings = locate_all(run_rules(rules, ctx, internal), options, release)
     if any(rule.code == PARSE_ERROR for rule in rules):
         findings.extend(parse_findings(sources, options))
     findings = _drop_path_ignores(findings, config)
+    if any(source.template is not None for source in sources):
+        findings = _template_findings(findings, sources)
     if options.inline_ignores:
         findings = _apply_suppressions(findings, sources, index, rules, options)
-    findings.sort(key=Finding.sort_key)
-    declined = declined_fixes(findings, index)
+        if release:  # suppressions locate their annotations too
+            for source in sources:
+                source.release_positions()
+    declined = {} if declined is None else declined
+    declined.update(declined_fixes(findings, index))
     for finding in findings:
         if id(finding) in declined:
             finding.fixable = False  # `fix` would decline it: never promise a fix that is not written
-    return LintResult(findings, sources, internal, ctx, declined=declined)
+    return ctx, findings
+
+
+def _template_findings(findings: list[Finding], sources: list[SourceFile]) -> list[Finding]:
+    """In Helm templates: drop the findings that point at a template action (its value is only
+    known once rendered) and show masked values as `{{…}}` in the others."""
+    templates = {source.path: source.template for source in sources if source.template is not None}
+    kept = []
+    for finding in findings:
+        template = templates.get(finding.path)
+        if template is None:
+            kept.append(finding)
+            continue
+        span = finding.span
+        start = template.offset(span.line, span.column)
+        end = template.offset(span.end_line, span.end_column) if span.end_line == span.line else start + 1
+        if template.touches(start, end):
+            continue
+        finding.message = shown(finding.message)
+        if finding.object_id is not None and finding.object_id.name is not None:
+            finding.object_id = replace(finding.object_id, name=shown(finding.object_id.name))
+        kept.append(finding)
+    return kept
 
 
 class RunError(Exception):
@@ -156,6 +253,10 @@ def prepare_context(ctx: Context, options: LintOptions) -> None:
 
 
 def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]:
+    return run_object_rules(rules, ctx, ctx.index.objects, internal) + run_set_rules(rules, ctx, internal)
+
+
+def run_object_rules(rules: list[Rule], ctx: Context, objects: Iterable[KObject], internal: list[str]) -> list[Hit]:
     by_kind: dict[tuple[str, str], list[Rule]] = defaultdict(list)
     every_object: list[Rule] = []
     for rule in rules:
@@ -165,11 +266,16 @@ def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]
             for kind in rule.kinds:
                 by_kind[kind].append(rule)
     hits: list[Hit] = []
-    for obj in ctx.index.objects:
+    for obj in objects:
         for rule in by_kind.get((obj.group, obj.kind), ()):
             _run_object_rule(rule, obj, ctx, hits, internal)
         for rule in every_object:
             _run_object_rule(rule, obj, ctx, hits, internal)
+    return hits
+
+
+def run_set_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]:
+    hits: list[Hit] = []
     for rule in rules:
         if rule.is_set_rule:
             try:
@@ -177,6 +283,68 @@ def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]
             except Exception as err:  # a rule bug must not lose the other findings
                 internal.append(_internal_error(rule, None, err))
     return hits
+
+
+# A shard's findings as they travel back from a worker: the document they point into is named by
+# (file position, document position) and linked again in the parent.
+_Shipped = tuple[list[tuple[Finding, int, int]], list[str]]
+
+
+def locate_all(hits: list[Hit], options: LintOptions, release: bool) -> list[Finding]:
+    """The findings of the hits, in order; with `release`, a file's node trees are dropped after
+    its last hit is located, so at most a few files' trees are held at once."""
+    if not release:
+        return [to_finding(hit, options) for hit in hits]
+    last: dict[int, int] = {}
+    for position, hit in enumerate(hits):
+        if hit.obj is not None:
+            last[id(hit.obj.file)] = position
+    findings = []
+    for position, hit in enumerate(hits):
+        findings.append(to_finding(hit, options))
+        if hit.obj is not None and last[id(hit.obj.file)] == position:
+            hit.obj.file.release_positions()
+    return findings
+
+
+def _findings_in_workers(
+    rules: list[Rule], ctx: Context, options: LintOptions, internal: list[str], release: bool
+) -> list[Finding]:
+    """Per-object rules (and the positions of their findings) in forked workers, shards of the
+    object list in order; the set rules meanwhile in the parent. Same findings, same order as
+    the serial run."""
+    objects = ctx.index.objects
+    where = {id(doc): (f, d) for f, source in enumerate(ctx.files) for d, doc in enumerate(source.documents)}
+    weights = [len(obj.file.text) // max(len(obj.file.documents), 1) + 1 for obj in objects]
+    shards = split_evenly(weights, options.jobs * 4)  # the parent takes the last 4 itself
+
+    def run_shard(shard: range) -> _Shipped:
+        errors: list[str] = []
+        hits = run_object_rules(rules, ctx, (objects[position] for position in shard), errors)
+        shipped = []
+        for finding in locate_all(hits, options, release):
+            file_position, doc_position = where.get(id(finding.doc), (-1, -1))
+            finding.doc = None
+            shipped.append((finding, file_position, doc_position))
+        return shipped, errors
+
+    set_hits: list[Hit] = []
+    set_errors: list[str] = []
+
+    def set_rules() -> None:
+        set_hits.extend(run_set_rules(rules, ctx, set_errors))
+
+    parts = fork_map(run_shard, shards, options.jobs, meanwhile=set_rules, in_parent=4)
+    findings: list[Finding] = []
+    for shipped, errors in parts:
+        internal.extend(errors)
+        for finding, file_position, doc_position in shipped:
+            if file_position >= 0:
+                finding.doc = ctx.files[file_position].documents[doc_position]
+            findings.append(finding)
+    internal.extend(set_errors)
+    findings.extend(locate_all(set_hits, options, release))
+    return findings
 
 
 def _run_object_rule(rule: Rule, obj: KObject, ctx: Context, hits: list[Hit], internal: list[str]) -> None:

@@ -49,7 +49,7 @@ def split_api_version(api_version: str) -> tuple[str, str]:
     return group, version
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class KObject:
     doc: Document
     base_path: Path

@@ -11,7 +11,7 @@ from waslint.report.base import ReportInput, counts
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
-    return {
+    entry = {
         "code": finding.code,
         "name": finding.name,
         "severity": finding.severity.label,
@@ -25,6 +25,9 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "object": finding.object_id.as_json() if finding.object_id else None,
         "fixable": finding.fixable,
     }
+    if finding.scope is not None:  # only with `scopes` in the config
+        entry["scope"] = finding.scope
+    return entry
 
 
 def render(report: ReportInput) -> str:

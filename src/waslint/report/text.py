@@ -31,7 +31,8 @@ def render(report: ReportInput) -> str:
         by_path[finding.path].append(finding)
     out: list[str] = []
     for path, findings in by_path.items():
-        out.append(paint(path, "1"))
+        scope = findings[0].scope
+        out.append(paint(path, "1") + (paint(f"  (scope {scope})", "2") if scope is not None else ""))
         lines = report.sources.get(path, "").splitlines()
         for finding in findings:
             out.extend(_finding_lines(finding, lines, paint, width))

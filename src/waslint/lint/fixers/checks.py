@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.io.helm import PLACEHOLDER
 from waslint.knowledge.releases import fix_target
 from waslint.knowledge.schema import has_fragment, has_schema, validate_fragment, validate_object
 from waslint.lint.fixers.ops import Op, apply_to_data
@@ -33,7 +34,12 @@ def schema_problems(check: Check, value: Any) -> list[str]:
     else:
         assert check.fragment is not None
         issues = validate_fragment(target, check.fragment, value)
-    return [issue.message for issue in issues]
+    return [issue.message for issue in issues if not _templated(dig(value, *issue.path))]
+
+
+def _templated(value: Any) -> bool:
+    """A Helm template action's placeholder: its value (and type) is known only once rendered."""
+    return isinstance(value, str) and PLACEHOLDER in value
 
 
 def object_after(data: Any, base: Path, ops: list[Op]) -> Any:
