@@ -522,3 +522,37 @@ def test_stdin_named_after_a_link_is_still_fixed(tmp_path: Path) -> None:
     result = run_cli("fix", "--stdin-filename", str(tmp_path / "link.yaml"), "-", stdin=OLD, timeout=QUICK)
     assert result.returncode == 0, result.stderr
     assert "scheduling.k8s.io/v1beta1" in result.stdout
+
+
+def test_parsed_files_from_workers_keep_read_errors_and_document_spans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from waslint.core.parallel import can_fork
+    from waslint.io import batch, loader
+    from waslint.io.reading import InputError
+
+    if not can_fork():
+        pytest.skip("no fork here")
+    text = ("# pad\n" * 4000) + OLD + "---\n" + OLD
+    paths = []
+    for number in range(40):
+        path = tmp_path / f"f{number}.yaml"
+        path.write_text(text)
+        paths.append(str(path))
+    real = loader.read_bounded
+
+    def refuse_one(path: str, *args: object) -> bytes:
+        if path == paths[-1]:
+            raise InputError(f"{path}: cannot read: Permission denied")
+        return real(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loader, "read_bounded", refuse_one)
+    sources = batch.load_files(paths, jobs=2)
+    assert [source.read_error for source in sources][-1] == f"{paths[-1]}: cannot read: Permission denied"
+    serial = loader.parse_bytes(paths[0], text.encode())
+    for source in sources[:-1]:
+        assert [(d.chunk_start, d.span_start, d.span_end, d.span_line) for d in source.documents] == [
+            (d.chunk_start, d.span_start, d.span_end, d.span_line) for d in serial.documents
+        ]
+        assert source.documents[1].locate(("spec",)) == serial.documents[1].locate(("spec",))
+    assert serial.documents[1].locate(("spec",)).line == text.splitlines().index("spec:", 4012) + 1
