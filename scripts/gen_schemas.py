@@ -15,7 +15,8 @@ or fragment:
 * the fragments embedded in core/batch types: ``JobSchedulingConfiguration``
   (batch/v1 ``Job.spec.scheduling``), ``PodSchedulingGroup`` (core/v1
   ``Pod.spec.schedulingGroup``) and ``WorkloadReference`` (core/v1
-  ``Pod.spec.workloadRef``, 1.35 only), found by definition name.
+  ``Pod.spec.workloadRef``, 1.35 only), found by definition name, and ``ObjectMeta`` (what
+  ``waslint fix`` checks a rewritten object's metadata against).
 
 Each output file inlines only the definitions it (transitively) references,
 under ``$defs``, with ``$ref``s rewritten to ``#/$defs/<name>``.
@@ -63,6 +64,8 @@ FRAGMENTS: dict[str, str] = {
     "JobSchedulingConfiguration": "io.k8s.api.batch.v1.JobSchedulingConfiguration",
     "PodSchedulingGroup": "io.k8s.api.core.v1.PodSchedulingGroup",
     "WorkloadReference": "io.k8s.api.core.v1.WorkloadReference",
+    # what fix checks the metadata of a rewritten object against (kind schemas keep it loose)
+    "ObjectMeta": "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
 }
 
 #: Sanity check against the WAS fact sheet; the script fails loudly if
@@ -79,9 +82,9 @@ EXPECTED_KINDS: dict[str, set[str]] = {
     },
 }
 EXPECTED_FRAGMENTS: dict[str, set[str]] = {
-    "1.35": {"WorkloadReference"},
-    "1.36": {"PodSchedulingGroup"},
-    "1.37": {"JobSchedulingConfiguration", "PodSchedulingGroup"},
+    "1.35": {"WorkloadReference", "ObjectMeta"},
+    "1.36": {"PodSchedulingGroup", "ObjectMeta"},
+    "1.37": {"JobSchedulingConfiguration", "PodSchedulingGroup", "ObjectMeta"},
 }
 
 #: annotation keys that are irrelevant for linting and only add bytes

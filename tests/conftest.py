@@ -56,7 +56,12 @@ def codes(findings: list[Finding]) -> list[str]:
 
 
 def run_cli(
-    *args: str, stdin: str | None = None, cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
+    *args: str,
+    stdin: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+    **popen: Any,
 ) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ)
     for name in ("WASLINT_DEBUG", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "COLUMNS"):
@@ -70,7 +75,8 @@ def run_cli(
         text=True,
         cwd=cwd,
         env=full_env,
-        timeout=300,
+        timeout=timeout,
+        **popen,
     )
 
 
@@ -137,3 +143,61 @@ def in_process(*args: str, cwd: str | os.PathLike[str] | None = None) -> CliRun:
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return CliRun(result.exit_code, result.stdout, result.stderr)
+
+
+# A child that drops root before it runs the CLI (CI runs as root, and root reads and writes any
+# file). The interpreter lives where an unprivileged user may not read, so every module the run
+# needs is imported first, then the user changes.
+_AS_NOBODY = """
+import os, pkgutil, sys, importlib
+import encodings.utf_8_sig, encodings.utf_16, encodings.utf_16_le, encodings.utf_16_be, encodings.latin_1
+import difflib, tempfile, traceback, shlex, json, unicodedata
+try:
+    import tomllib
+except ImportError:
+    pass
+import waslint
+for module in pkgutil.walk_packages(waslint.__path__, "waslint."):
+    if not module.name.endswith("__main__"):
+        importlib.import_module(module.name)
+from waslint.cli import main
+if os.getuid() == 0:
+    os.setgroups([])
+    os.setgid(int(sys.argv[1]))
+    os.setuid(int(sys.argv[2]))
+sys.argv = ["waslint", *sys.argv[3:]]
+main()
+"""
+NOBODY = (65534, 65534)
+
+
+def run_cli_unprivileged(*args: str, cwd: str | os.PathLike[str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI as an ordinary user: as `nobody` (uid/gid 65534) when the tests run as root."""
+    full_env = dict(os.environ)
+    full_env.pop("WASLINT_DEBUG", None)
+    full_env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + full_env.get("PYTHONPATH", "")
+    gid, uid = NOBODY
+    return subprocess.run(
+        [sys.executable, "-c", _AS_NOBODY, str(gid), str(uid), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full_env,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def shared_tmp() -> Any:
+    """A temporary folder an unprivileged child can enter (pytest's tmp_path is root-only)."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="waslint-test-"))
+    folder.chmod(0o777)
+    yield folder
+    for root, dirs, _ in os.walk(folder):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)

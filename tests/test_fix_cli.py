@@ -107,10 +107,14 @@ def test_fix_in_place_keeps_mode_and_leaves_no_temporary_file(repo: Path) -> Non
     assert again.returncode == 0
 
 
-def test_fix_follows_a_symlink(repo: Path) -> None:
+def test_fix_never_writes_through_a_symlink(repo: Path) -> None:
     link = repo / "link.yaml"
     link.symlink_to(repo / "deploy" / "workload.yaml")
-    assert run_cli("fix", "link.yaml", cwd=repo).returncode == 0
+    result = run_cli("fix", "link.yaml", cwd=repo)
+    assert result.returncode == 1 and "link.yaml is a symbolic link" in result.stdout
+    assert link.is_symlink()
+    assert (repo / "deploy" / "workload.yaml").read_text() == V1ALPHA2
+    assert run_cli("fix", ".", cwd=repo).returncode == 0  # the walk reaches the file itself
     assert link.is_symlink()
     assert (repo / "deploy" / "workload.yaml").read_text() == FIXED
 
@@ -268,10 +272,22 @@ def test_a_fix_that_breaks_the_yaml_is_not_written_and_reported(repo: Path, monk
     assert (repo / "deploy" / "workload.yaml").read_text() == V1ALPHA2
 
 
-def test_a_fix_that_breaks_the_schema_is_not_written(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fix_that_breaks_the_schema_is_declined(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from waslint.lint.fixers import migration as planner
 
     monkeypatch.setitem(planner.DISRUPTION, "PodGroup", {"everything": {}})
+    out, err = io.StringIO(), io.StringIO()
+    status = run(FixRequest([str(repo / "deploy")], FixOptions()), stdout=out, stderr=err)
+    assert status == 1 and err.getvalue() == ""
+    assert "would fail the Kubernetes 1.37 schema: unknown field 'everything'" in out.getvalue()
+    assert (repo / "deploy" / "workload.yaml").read_text() == V1ALPHA2
+
+
+def test_the_safety_net_catches_a_schema_break_the_planner_missed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from waslint.lint.fixers import migration as planner
+
+    monkeypatch.setitem(planner.DISRUPTION, "PodGroup", {"everything": {}})
+    monkeypatch.setattr(planner, "decline_invalid", lambda *args: True)
     out, err = io.StringIO(), io.StringIO()
     status = run(FixRequest([str(repo / "deploy")], FixOptions()), stdout=out, stderr=err)
     assert status == 2

@@ -59,7 +59,11 @@ def _valid(obj: dict[str, object], release: str) -> bool:
 def test_corpus_fix_runs_clean(fixed: FixResult) -> None:
     assert fixed.internal_errors == []
     assert len(fixed.changed) >= 50  # the corpus is mostly 1.35/1.36 material
-    assert fixed.fixes >= 100
+    # 94 since fixes whose result would fail the 1.37 schema are declined (issue 8): the corpus
+    # has objects with fields no 1.37 version has (k8s API test data, early KEP drafts).
+    assert fixed.fixes >= 90
+    declined = [item for item in fixed.remaining if "would fail the Kubernetes 1.37 schema" in item.reason]
+    assert declined and all(item.finding.code.startswith("WAS10") for item in declined)
 
 
 def test_corpus_fixed_files_pass_the_137_strict_schema(fixed: FixResult) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import codes, lint_text
+from conftest import CORPUS, codes, lint_text, needs_corpus
 from waslint.io import loader
 from waslint.io.loader import parse_bytes
 
@@ -206,4 +206,51 @@ def test_node_trees_are_not_kept_but_positions_still_work() -> None:
     assert all(doc.stored_node is None for doc in source.documents)
     span = source.documents[1].locate(("spec", "disruptionMode"))
     assert (span.line, span.column) == (5 + 8, 3)
-    assert source.documents[0].node is source.document_node(0)  # composed once for the whole file
+    assert source.documents[1].node is source.documents[1].node  # composed once
+    assert source._nodes is None  # for that document only, not for the whole file
+
+
+def _marks(root: object) -> list[tuple[str, int, int, int, int, int, int]]:
+    import yaml
+
+    found = []
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        assert isinstance(node, yaml.Node)
+        start, end = node.start_mark, node.end_mark
+        found.append((type(node).__name__, start.index, start.line, start.column, end.index, end.line, end.column))
+        if isinstance(node, yaml.MappingNode):
+            pending.extend(item for pair in node.value for item in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+    return found
+
+
+@needs_corpus
+def test_one_document_composed_alone_has_the_marks_of_the_whole_file() -> None:
+    compared = 0
+    for path in sorted(CORPUS.rglob("*.y*ml"))[::7]:
+        source = parse_bytes(str(path), path.read_bytes())
+        for doc in source.documents:
+            assert _marks(doc.node) == _marks(source.document_node(doc.index)), (path, doc.index)
+            compared += 1
+    assert compared > 100
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\n---\nkind: [broken\n---\n# c\nb: &x {c: 2}\nd: *x\n",
+        "x: 1\r\n---\r\ny: [1, 2]\r\n---\r\nz: {q: r}\r\n",
+        "--- |\n  block\n--- {a: 1, b: [x]}\n---\n- é: ü\n- 日本: 語\n",
+        "%YAML 1.1\n---\na: 1\n...\n---\nb:\n  - c\n  - d\n",
+        "a: 1\rb: 2\r---\rc: 3\r",
+    ],
+    ids=["after-broken", "crlf", "markers", "directive", "cr"],
+)
+def test_documents_composed_alone_match_the_whole_file(text: str) -> None:
+    source = parse_bytes("x.yaml", text.encode())
+    assert source.documents
+    for doc in source.documents:
+        assert _marks(doc.node) == _marks(source.document_node(doc.index)), doc.index

@@ -180,6 +180,8 @@ def _code_list(
 ) -> list[str]:
     """Repeated flags add up: `--select WAS1 --select WAS2,WAS3`."""
     codes = [part.strip().upper() for text in values for part in text.split(",") if part.strip()]
+    if not codes and flag == "--select":
+        fail("--select: no rule codes given (to run every rule, leave --select out or use ALL)")
     check(codes, flag, known)
     return codes
 
@@ -275,6 +277,7 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
         show_level=display.show_level,
         width=shutil.get_terminal_size((100, 24)).columns,
         root=source_root() if fmt in ("sarif", "github") else None,
+        skipped=result.skipped,
     )
     if display.statistics:
         from waslint.report import statistics
@@ -290,6 +293,9 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
         problem = append_step_summary(report, summary_path)
         if problem:
             typer.echo(f"waslint: warning: {problem}", err=True)
+    if fmt not in ("text", "json"):
+        for entry in result.skipped:
+            typer.echo(f"waslint: skipped {entry}", err=True)
 
 
 def write_output(text: str, output: str | None) -> None:
@@ -367,6 +373,8 @@ def lint(
             fail("; ".join(path_errors))
         runs.append((result, threshold))
     result = merge_results([run[0] for run in runs])
+    for warning in dict.fromkeys(w for run, _ in runs for w in _snapshot_warnings(run)):
+        typer.echo(f"waslint: warning: {warning}", err=True)
     if write_baseline is not None:
         _write_baseline(result, write_baseline)
         raise typer.Exit(0)
@@ -378,6 +386,11 @@ def lint(
     raise typer.Exit(max(exit_status(run_result, threshold) for run_result, threshold in runs))
 
 
+def _snapshot_warnings(result: LintResult) -> list[str]:
+    snapshot = result.context.snapshot if result.context is not None else None
+    return list(getattr(snapshot, "warnings", []))
+
+
 def merge_results(results: list[LintResult]) -> LintResult:
     """One report for paths linted under different configs."""
     if len(results) == 1:
@@ -387,7 +400,9 @@ def merge_results(results: list[LintResult]) -> LintResult:
 
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     files = [source for r in results for source in r.files]
-    return LintResult(findings, files, [message for r in results for message in r.internal_errors])
+    merged = LintResult(findings, files, [message for r in results for message in r.internal_errors])
+    merged.skipped = [entry for r in results for entry in r.skipped]
+    return merged
 
 
 # --------------------------------------------------------------------------- large repositories

@@ -20,6 +20,7 @@ from waslint.findings import Finding
 from waslint.fix.diff import unified_diff
 from waslint.fix.run import FileState, FixOptions, FixResult, fix_paths
 from waslint.fix.writer import write_atomic
+from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
 from waslint.lint.registry import all_rules
 
@@ -97,19 +98,29 @@ def _write(result: FixResult, stdin_mode: bool, out: IO[str], err: IO[str]) -> i
     status = 0
     for state in result.changed:
         try:
-            with open(state.path, "rb") as handle:
-                if handle.read(len(state.raw) + 1) != state.raw:
-                    err.write(
-                        f"waslint: error: {state.path} changed while it was being fixed; not written, run fix again\n"
-                    )
-                    state.applied.clear()
-                    status = 2
-                    continue
-            write_atomic(state.path, state.encoded())
+            if read_bounded(state.path, len(state.raw)) != state.raw:
+                raise TooLarge("changed")
+            links = write_atomic(state.path, state.encoded())
+        except TooLarge:
+            err.write(f"waslint: error: {state.path} changed while it was being fixed; not written, run fix again\n")
+            state.applied.clear()
+            status = 2
+            continue
+        except InputError as error:
+            err.write(f"waslint: error: cannot write {error}\n")
+            state.applied.clear()
+            status = 2
+            continue
         except OSError as error:
             err.write(f"waslint: error: cannot write {state.path}: {error.strerror or error}\n")
             state.applied.clear()
             status = 2
+            continue
+        if links > 1:
+            result.notes.setdefault(state.path, []).append(
+                f"it had {links} hard links: the fixed file replaces this name only, the other"
+                f" {links - 1} keep the old text"
+            )
     return status
 
 

@@ -17,14 +17,54 @@ def display_path(path: str) -> str:
     return normal.replace(os.sep, "/")
 
 
+def quote_path(path: str) -> str:
+    """A header path as git writes it: in double quotes with C escapes when it holds a control
+    character, a double quote or a backslash (a line break would end the header line)."""
+    if not any(char in '"\\' or ord(char) < 0x20 or ord(char) == 0x7F for char in path):
+        return path
+    escaped = []
+    for char in path:
+        if char in _ESCAPES:
+            escaped.append(_ESCAPES[char])
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            escaped.append(f"\\{ord(char):03o}")
+        else:
+            escaped.append(char)
+    return '"' + "".join(escaped) + '"'
+
+
+_ESCAPES = {
+    "\n": "\\n",
+    "\t": "\\t",
+    '"': '\\"',
+    "\\": "\\\\",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\r": "\\r",
+    "\v": "\\v",
+}
+
+
+def _lines(text: str) -> list[str]:
+    """Lines ended by LF only, as git splits them (str.splitlines would also split at a form
+    feed, U+2028 and the like, and the patch would no longer apply)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
 def unified_diff(path: str, before: str, after: str, context: int = 3) -> str:
     if before == after:
         return ""
     shown = display_path(path)
-    old = before.splitlines(keepends=True)
-    new = after.splitlines(keepends=True)
+    old = _lines(before)
+    new = _lines(after)
     out: list[str] = []
-    for line in difflib.unified_diff(old, new, f"a/{shown}", f"b/{shown}", n=context, lineterm="\n"):
+    headers = (quote_path(f"a/{shown}"), quote_path(f"b/{shown}"))
+    for line in difflib.unified_diff(old, new, *headers, n=context, lineterm="\n"):
         if line.startswith(("---", "+++")) and not line.endswith("\n"):
             line += "\n"
         if line.endswith("\n"):

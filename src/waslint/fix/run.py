@@ -8,7 +8,6 @@ from __future__ import annotations
 import gc
 import os
 import re
-import sys
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,13 +29,16 @@ from waslint.fix.yamltext import (
     shared_nodes,
 )
 from waslint.io.config import Config
-from waslint.io.discover import discover
+from waslint.io.discover import discover_all
 from waslint.io.helm import PLACEHOLDER
-from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes
+from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes, too_large
+from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
 from waslint.lint.engine import LintOptions, LintResult, lint_sources
+from waslint.lint.fixers.checks import decline_invalid, line_break_problem
 from waslint.lint.fixers.ops import Op, apply_to_data
 from waslint.lint.fixers.plan import NewDocument, Plan, Unit
+from waslint.lint.fixers.preview import owner_of, owners_of
 from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, all_fixers, fixer_for
 from waslint.lint.registry import all_rules
 from waslint.objects.kobject import KObject
@@ -119,19 +121,12 @@ class FixResult:
 
 def read_file(path: str, stdin: Any = None) -> FileState:
     try:
-        if path == "-":
-            stream = stdin if stdin is not None else sys.stdin.buffer
-            raw: bytes = stream.read(MAX_FILE_BYTES + 1)
-        else:
-            with open(path, "rb") as handle:
-                raw = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as err:
-        raw = b""
-        source = SourceFile(path=path, text="")
-        from waslint.io.loader import Problem
-
-        source.problems.append(Problem(f"cannot read file: {err.strerror or err}", 1, 1, None))
-        return FileState(path, raw, UTF8, "", source, refusal=PARSE_NOTE)
+        raw = read_bounded(path, MAX_FILE_BYTES, stdin)
+    except TooLarge:
+        return FileState(path, b"", UTF8, "", too_large(path), refusal=PARSE_NOTE)
+    except InputError as err:
+        source = SourceFile(path=path, text="", read_error=str(err))
+        return FileState(path, b"", UTF8, "", source, refusal=PARSE_NOTE)
     return state_of(path, raw)
 
 
@@ -145,6 +140,9 @@ def state_of(path: str, raw: bytes) -> FileState:
 def _refusal(source: SourceFile) -> str | None:
     if source.template is None and TEMPLATE.search(source.text):
         return TEMPLATE_NOTE  # a template that cannot be read at its source positions
+    line_breaks = line_break_problem(source.text)
+    if line_breaks is not None:
+        return line_breaks
     if source.problems:
         return PARSE_NOTE
     if any(doc.line_offset for doc in source.documents):
@@ -154,14 +152,10 @@ def _refusal(source: SourceFile) -> str | None:
 
 def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple[FixResult, list[str]]:
     """Fix PATH arguments in memory; the caller writes (or diffs) the changed files."""
-    files, errors = discover(paths, options.config.excludes)
-    unique: list[str] = []
-    seen: set[str] = set()
-    for path in files:
-        key = path if path == "-" else os.path.realpath(path)
-        if key not in seen:
-            seen.add(key)
-            unique.append(path)
+    found = discover_all(paths, options.config.excludes)
+    if found.errors:
+        return FixResult([], [], {}, []), found.errors
+    unique = _without_duplicates(found.files)
     # As in lint: the node trees are acyclic and all kept, so the cyclic collector is paused
     # while loading (re-scanning the growing heap costs more than the parse), then the loaded
     # set is frozen out of its way.
@@ -172,12 +166,35 @@ def fix_paths(paths: list[str], options: FixOptions, stdin: Any = None) -> tuple
     finally:
         if was_enabled:
             gc.enable()
+    for state in states:  # before stdin takes its --stdin-filename: stdin is no link
+        if state.path != "-" and os.path.islink(state.path) and state.refusal is None:
+            state.refusal = f"not written: {state.path} is a symbolic link (fix never writes through a link)"
     stdin_name = options.lint.stdin_filename
     for state in states:
         if stdin_name and state.path == "-":
             state.path = state.source.path = stdin_name
     gc.freeze()
-    return fix_states(states, options), errors
+    errors = [state.source.read_error for state in states if state.source.read_error is not None]
+    if errors:
+        return FixResult(states, [], {}, []), errors
+    result = fix_states(states, options)
+    for path, reason in found.skipped:
+        result.notes.setdefault(path, []).append(f"skipped: {reason}")
+    return result, errors
+
+
+def _without_duplicates(files: list[str]) -> list[str]:
+    """One path per real file, the link-free one when a file is reached both ways."""
+    direct = {os.path.realpath(path) for path in files if path != "-" and not os.path.islink(path)}
+    unique: list[str] = []
+    seen: set[str] = set()
+    for path in files:
+        key = path if path == "-" else os.path.realpath(path)
+        if key in seen or (key in direct and os.path.islink(path)):
+            continue
+        seen.add(key)
+        unique.append(path)
+    return unique
 
 
 def fix_texts(files: dict[str, str], options: FixOptions | None = None) -> FixResult:
@@ -225,7 +242,7 @@ def fix_states(states: list[FileState], options: FixOptions) -> FixResult:
         if not apply_work(work, plan, by_path, internal):
             break
     notes = _notes(states, result, plan)
-    remaining = [Remaining(f, _reason(f, plan, by_path)) for f in result.findings]
+    remaining = [Remaining(f, result.declined.get(id(f)) or _reason(f, plan, by_path)) for f in result.findings]
     documents = sum(len(s.source.documents) + len(s.source.problems) for s in states)
     return FixResult(states, remaining, notes, list(dict.fromkeys(internal)), documents)
 
@@ -262,7 +279,7 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
     plan = Plan()
     assert result.context is not None
     index = result.context.index
-    owners = {(id(obj.doc), obj.base_path): obj for obj in index.objects}
+    owners = owners_of(index)
     positions: dict[int, int] = {}
     for state in by_path.values():
         for position, doc in enumerate(state.source.documents):
@@ -283,7 +300,7 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
                 "unsafe fix (it adds PodGroup objects): rerun with --unsafe-fixes to apply it",
             )
             continue
-        obj = _owner(finding, owners)
+        obj = owner_of(finding, owners)
         if obj is None or id(obj.doc) not in positions:
             plan.skip(finding, "the object could not be found again")
             continue
@@ -298,17 +315,6 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
         if fixer in targets:
             fixer.plan(targets[fixer], env, plan)
     return plan
-
-
-def _owner(finding: Finding, owners: dict[tuple[int, tuple[Any, ...]], KObject]) -> KObject | None:
-    if finding.doc is None:
-        return None
-    path = finding.field_path
-    if len(path) >= 2 and path[0] == "items":
-        owner = owners.get((id(finding.doc), tuple(path[:2])))
-        if owner is not None:
-            return owner
-    return owners.get((id(finding.doc), ()))
 
 
 # --------------------------------------------------------------------------- applying
@@ -330,7 +336,7 @@ def prepare(plan: Plan, by_path: dict[str, FileState]) -> _Work:
         state = by_path[unit.file]
         op_edits: dict[tuple[str, Any], list[Edit] | str] = {}
         ops: dict[tuple[str, Any], Op] = {}
-        unit.findings = []
+        kept: list[tuple[Finding, list[Op]]] = []
         for finding, part_ops in unit.parts:
             problem = None
             for op in part_ops:
@@ -348,7 +354,12 @@ def prepare(plan: Plan, by_path: dict[str, FileState]) -> _Work:
             if problem is not None:
                 plan.skip(finding, problem)
                 continue
-            unit.findings.append(finding)
+            kept.append((finding, part_ops))
+        if len(kept) != len(unit.parts):  # what can be written must pass the schema on its own
+            unit.parts = kept
+            decline_invalid(unit, state.source.documents[unit.doc].data, plan)
+        unit.findings = [finding for finding, _ in unit.parts]
+        for _, part_ops in unit.parts:
             for op in part_ops:
                 ops.setdefault((type(op).__name__, op.path), op)
         unit.ops = list(ops.values())
@@ -537,9 +548,8 @@ def _check(
         new_data[position] = fixed.documents[position + shift].data
         shift += len(after.get(position, []))
     for unit, _ in units:
-        old = source.documents[unit.doc].data
         for check in unit.checks:
-            problems = check_problems(check, old, new_data[unit.doc], unit.ops)
+            problems = check_problems(check, new_data[unit.doc])
             if problems:
                 return f"the fixed {unit.label} fails the 1.37 schema: {problems[0]}"
     return text, fixed

@@ -1,5 +1,6 @@
 """Bytes in, bytes out: the file's encoding (UTF-8, UTF-8 with BOM, UTF-16 with BOM) is kept, and
-files are replaced atomically (a temporary file in the same folder, fsync, rename) with their mode."""
+files are replaced atomically (a temporary file in the same folder, fsync, rename) with their mode,
+owner and group."""
 
 from __future__ import annotations
 
@@ -34,29 +35,53 @@ def sniff(raw: bytes) -> Encoding:
     return UTF8
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace `path` (the file a symlink points to) by `data`, keeping its permission bits."""
-    target = os.path.realpath(path)
-    folder = os.path.dirname(target) or "."
-    status = os.stat(target)
+class NotWritten(OSError):
+    """The file is not replaced: a link, or a file this user may not write (the message says)."""
+
+
+def write_atomic(path: str, data: bytes) -> int:
+    """Replace `path` by `data`, keeping its mode, owner and group; returns its former link count.
+
+    Never writes through a symbolic link, and refuses a file its user could not write (replacing
+    it through the folder would bypass the file's own permissions) or whose owner or group the
+    new file could not keep.
+    """
+    status = os.lstat(path)
+    if stat.S_ISLNK(status.st_mode):
+        raise NotWritten("a symbolic link; fix never writes through a link")
+    if not stat.S_ISREG(status.st_mode):
+        raise NotWritten("not a regular file")
+    if not os.access(path, os.W_OK):
+        raise NotWritten("the file is read-only for this user; not written")
+    folder = os.path.dirname(path) or "."
     mode = stat.S_IMODE(status.st_mode)
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(target) + ".", suffix=".waslint-tmp")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".waslint-tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
+        _keep_owner(temporary, path, status)
         os.chmod(temporary, mode)
-        owner = (status.st_uid, status.st_gid)
-        if hasattr(os, "getuid") and owner != (os.getuid(), os.getgid()):
-            with contextlib.suppress(OSError):  # only root may give a file away
-                os.chown(temporary, status.st_uid, status.st_gid)
-        os.replace(temporary, target)
+        os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
     _sync_folder(folder)
+    return status.st_nlink
+
+
+def _keep_owner(temporary: str, path: str, status: os.stat_result) -> None:
+    if not hasattr(os, "chown"):
+        return
+    made = os.stat(temporary)
+    if (made.st_uid, made.st_gid) == (status.st_uid, status.st_gid):
+        return
+    try:
+        os.chown(temporary, status.st_uid, status.st_gid)
+    except OSError:
+        raise NotWritten("its owner or group could not be kept; not written") from None
 
 
 def _sync_folder(folder: str) -> None:

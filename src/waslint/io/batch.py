@@ -44,21 +44,35 @@ def load_files(paths: Sequence[str], jobs: int, stdin: Any = None) -> list[Sourc
 
 # A parsed file as it travels back from a worker: plain tuples unpickle about twice as fast as
 # the dataclasses they stand for.
-_Packed = tuple[str, str, bool, Any, list[tuple[str, int, int, int | None]], list[tuple[int, Any, int, int, int]]]
+_Packed = tuple[str, str, bool, Any, list[tuple[str, int, int, int | None]], list[tuple[Any, ...]], str | None]
 
 
 def _pack(source: SourceFile) -> _Packed:
     problems = [(p.message, p.line, p.column, p.document) for p in source.problems]
-    documents = [(d.index, d.data, d.line_offset, d.first_line, d.last_line) for d in source.documents]
-    return (source.path, source.text, source.is_json, source.template, problems, documents)
+    documents = [
+        (
+            d.index,
+            d.data,
+            d.line_offset,
+            d.first_line,
+            d.last_line,
+            d.chunk_start,
+            d.span_start,
+            d.span_end,
+            d.span_line,
+        )
+        for d in source.documents
+    ]
+    return (source.path, source.text, source.is_json, source.template, problems, documents, source.read_error)
 
 
 def _unpack(packed: _Packed) -> SourceFile:
-    path, text, is_json, template, problems, documents = packed
-    source = SourceFile(path, text, is_json, template=template)
+    path, text, is_json, template, problems, documents, read_error = packed
+    source = SourceFile(path, text, is_json, template=template, read_error=read_error)
     source.problems = [Problem(*problem) for problem in problems]
     source.documents = [
-        Document(source, index, data, None, offset, first, last) for index, data, offset, first, last in documents
+        Document(source, index, data, None, offset, first, last, chunk, start, end, line)
+        for index, data, offset, first, last, chunk, start, end, line in documents
     ]
     return source
 

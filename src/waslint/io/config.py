@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from typing import Any
 
-import yaml
-
 from waslint.core.codes import matches
 from waslint.core.model import Severity
+from waslint.io.loader import MAX_FILE_BYTES, parse_bytes
+from waslint.io.reading import InputError, read_bounded
 from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text
 
 CONFIG_NAMES = (".waslint.yaml", ".waslint.yml")
@@ -132,10 +132,15 @@ def find_config(start: str | None = None) -> str | None:
 
 def _has_tool_section(path: str) -> bool:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return "[tool.waslint" in handle.read()
-    except (OSError, UnicodeDecodeError):
+        content = read_bounded(path, MAX_FILE_BYTES)
+    except InputError:
         return False
+    if b"waslint" not in content:
+        return False
+    try:  # `[tool.waslint]`, `[tool.waslint.severity]`, or `[tool]` with `waslint.ignore = ...`
+        return isinstance(_toml_tool_section(path, content), dict)
+    except ConfigError:
+        return True  # the table may be there: loading it reports the TOML error
 
 
 def load_config(path: str | None, known_codes: Collection[str]) -> Config:
@@ -150,22 +155,34 @@ def load_config(path: str | None, known_codes: Collection[str]) -> Config:
 
 def _read_raw(path: str) -> dict[str, Any]:
     try:
-        with open(path, "rb") as handle:
-            content = handle.read()
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read config: {err.strerror or err}") from None
+        content = read_bounded(path, MAX_FILE_BYTES)
+    except InputError as err:
+        raise ConfigError(f"config {err}") from None
     if path.endswith(".toml"):
         return _read_toml(path, content)
-    try:
-        data = yaml.safe_load(content.decode("utf-8")) if content.strip() else {}
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: invalid YAML: {err}") from None
+    # The manifest loader: the same depth and alias-expansion limits, duplicate keys refused.
+    source = parse_bytes(path, content)
+    if source.problems:
+        problem = source.problems[0]
+        raise ConfigError(f"{path}:{problem.line}:{problem.column}: invalid config: {problem.message}")
+    if len(source.documents) > 1:
+        raise ConfigError(f"{path}: the config must be one YAML document")
+    data = source.documents[0].data if source.documents else {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys ({', '.join(KNOWN_KEYS)})")
     return data
 
 
 def _read_toml(path: str, content: bytes) -> dict[str, Any]:
+    section = _toml_tool_section(path, content)
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [tool.waslint] must be a table")
+    return section
+
+
+def _toml_tool_section(path: str, content: bytes) -> Any:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10
@@ -174,10 +191,10 @@ def _read_toml(path: str, content: bytes) -> dict[str, Any]:
         document = tomllib.loads(content.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}: invalid TOML: {err}") from None
-    section = document.get("tool", {}).get("waslint", {})
-    if not isinstance(section, dict):
-        raise ConfigError(f"{path}: [tool.waslint] must be a table")
-    return section
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nesting too deep") from None
+    tool = document.get("tool")
+    return tool.get("waslint") if isinstance(tool, dict) else None
 
 
 def parse_config(raw: dict[str, Any], known_codes: Collection[str], source: str = "<config>") -> Config:

@@ -21,8 +21,9 @@ import yaml
 
 from waslint.core.model import Path, Span
 from waslint.io.helm import MaskedTemplate, mask_template
+from waslint.io.reading import DEFAULT_LIMIT, InputError, TooLarge, read_bounded
 
-MAX_FILE_BYTES = 32 * 1024 * 1024
+MAX_FILE_BYTES = DEFAULT_LIMIT
 MAX_DEPTH = 200
 MAX_EXPANDED_NODES = 500_000
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -97,15 +98,45 @@ class Document:
     # 1-based line range the document covers (comments above it included).
     first_line: int = 1
     last_line: int = 1
+    # Where the document's node sits in the file text: characters [span_start, span_end), from
+    # the start of its first line; `span_line` is that line, `chunk_start` where the text the
+    # marks count from begins (after a broken document the parse resumes in a later chunk).
+    chunk_start: int = 0
+    span_start: int = 0
+    span_end: int | None = None
+    span_line: int = 0
+    _mentions: dict[str, bool] | None = field(default=None, repr=False)
 
     @property
     def node(self) -> yaml.Node | None:
         """The libyaml node tree with positions. Not kept after loading (it costs ten times the
-        data's memory); composed again, for the whole file, the first time a finding or a fix
-        asks for it. None for JSON files (see SourceFile.json_node)."""
+        data's memory); composed again, for this document's text only, the first time a finding
+        or a fix asks for it. None for JSON files (see SourceFile.json_node)."""
         if self.stored_node is None and not self.file.is_json:
-            self.stored_node = self.file.document_node(self.index)
+            self.stored_node = _compose_document(self)
         return self.stored_node
+
+    @property
+    def text(self) -> str:
+        """The document's own text (its node, from the start of its first line)."""
+        text = self.file.parsed_text
+        if self.file.is_json:
+            return text
+        start = self.chunk_start + self.span_start
+        end = len(text) if self.span_end is None else self.chunk_start + self.span_end
+        return text[start:end]
+
+    def mentions(self, word: str) -> bool:
+        """Whether `word` occurs in the document's text: a prefilter, once per document and word
+        (scanning the whole file per object would make many documents per file quadratic)."""
+        if not self.file.mentions(word):
+            return False
+        if self._mentions is None:
+            self._mentions = {}
+        found = self._mentions.get(word)
+        if found is None:
+            found = self._mentions[word] = word in self.text
+        return found
 
     def locate(self, path: Path, *, key: bool = True) -> Span:
         """Span of the field at `path` (key and scalar value), or of its deepest existing parent."""
@@ -115,6 +146,42 @@ class Document:
         return _span_of(root, path, key, self.line_offset)
 
 
+def _compose_document(doc: Document) -> yaml.Node | None:
+    """The node tree of one document, its marks as a parse of the whole chunk would give them."""
+    text = doc.file.parsed_text
+    if doc.file.mentions("%TAG") or doc.span_end is None:  # a directive may change tags: whole file
+        return doc.file.document_node(doc.index)
+    piece = text[doc.chunk_start + doc.span_start : doc.chunk_start + doc.span_end]
+    try:
+        root = yaml.compose(piece, Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return doc.file.document_node(doc.index)
+    if root is None:
+        return None
+    _shift_marks(root, doc.span_start, doc.span_line)
+    return root
+
+
+def _shift_marks(root: yaml.Node, index: int, line: int) -> None:
+    seen: set[int] = set()
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:  # an alias: the same node twice
+            continue
+        seen.add(id(node))
+        for name in ("start_mark", "end_mark"):
+            old = getattr(node, name)
+            new = yaml.Mark(old.name, old.index + index, old.line + line, old.column, old.buffer, old.pointer)
+            setattr(node, name, new)
+        if node.__class__ is yaml.MappingNode:
+            for key_node, value_node in node.value:
+                pending.append(key_node)
+                pending.append(value_node)
+        elif node.__class__ is yaml.SequenceNode:
+            pending.extend(node.value)
+
+
 @dataclass(eq=False)
 class SourceFile:
     path: str
@@ -122,14 +189,33 @@ class SourceFile:
     is_json: bool = False
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # Why the file could not be read at all (the run's own failure, exit 2), or None.
+    read_error: str | None = None
     _json_root: yaml.Node | None = None
     _json_tried: bool = False
     _nodes: dict[int, yaml.Node] | None = None
     # A Helm template read through its masked text (see io/helm.py); None for plain YAML.
     template: MaskedTemplate | None = None
+    _mentions: dict[str, bool] | None = field(default=None, repr=False)
+    _lines: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def parsed_text(self) -> str:
+        """The text the documents were parsed from: a Helm template's masked text (the same
+        length and positions), else the file's text."""
+        return self.template.text if self.template is not None else self.text
+
+    def mentions(self, word: str) -> bool:
+        """Whether `word` occurs anywhere in the file: once per file and word."""
+        if self._mentions is None:
+            self._mentions = {}
+        found = self._mentions.get(word)
+        if found is None:
+            found = self._mentions[word] = word in self.parsed_text
+        return found
 
     def document_node(self, index: int) -> yaml.Node | None:
-        """Compose the file again, keeping the node trees this time; once, on demand."""
+        """Compose the whole file again keeping the node trees (the fallback of Document.node)."""
         if self._nodes is None:
             again = SourceFile(self.path, self.template.text if self.template is not None else self.text)
             again._nodes = {}
@@ -157,7 +243,10 @@ class SourceFile:
 
     @property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        """The file's lines (computed once)."""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines
 
 
 # --------------------------------------------------------------------------- reading
@@ -166,21 +255,19 @@ class SourceFile:
 def read_source(path: str, stdin: Any = None) -> SourceFile:
     """Read one file (or stdin for '-') and parse it; problems are recorded, never raised."""
     try:
-        raw = _read_bytes(path, stdin)
-    except OSError as err:
-        source = SourceFile(path=path, text="")
-        source.problems.append(Problem(f"cannot read file: {err.strerror or err}", 1, 1, None))
-        return source
+        raw = read_bounded(path, MAX_FILE_BYTES, stdin)
+    except TooLarge:
+        return too_large(path)
+    except InputError as err:
+        return SourceFile(path=path, text="", read_error=str(err))
     return parse_bytes(path, raw)
 
 
-def _read_bytes(path: str, stdin: Any) -> bytes:
-    if path == "-":
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        data: bytes = stream.read(MAX_FILE_BYTES + 1)
-        return data
-    with open(path, "rb") as handle:
-        return handle.read(MAX_FILE_BYTES + 1)
+def too_large(path: str) -> SourceFile:
+    """A file over the size limit: not read, a WAS001 finding."""
+    source = SourceFile(path=path, text="")
+    source.problems.append(Problem(f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", 1, 1, None))
+    return source
 
 
 def parse_bytes(path: str, raw: bytes) -> SourceFile:
@@ -189,12 +276,20 @@ def parse_bytes(path: str, raw: bytes) -> SourceFile:
     if problem is not None:
         source.problems.append(problem)
         return source
-    if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
-        _parse_json(source)
-    elif "{{" in text and _parse_masked(source):
-        pass
-    else:
-        _parse_yaml(source)
+    # The cyclic collector is paused while parsing: node trees and data are acyclic, and its
+    # passes over a heap that grows with the file would make one big file superlinear.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
+            _parse_json(source)
+        elif "{{" in text and _parse_masked(source):
+            pass
+        else:
+            _parse_yaml(source)
+    finally:
+        if was_enabled:
+            gc.enable()
     return source
 
 
@@ -240,13 +335,35 @@ def _parse_json(source: SourceFile) -> None:
         source.problems.append(Problem(f"JSON syntax error: {err.msg}", err.lineno, err.colno, 0))
         return
     except _DuplicateJsonKey as err:
-        source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", 1, 1, 0))
+        line, column = _duplicate_json_position(source.text)
+        source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", line, column, 0))
         return
     except RecursionError:
         source.problems.append(Problem(f"nesting deeper than {MAX_DEPTH} levels", 1, 1, 0))
         return
     last = source.text.count("\n") + 1
     source.documents.append(Document(source, 0, data, None, 0, 1, last))
+
+
+def _duplicate_json_position(text: str) -> tuple[int, int]:
+    """Line and column of the first repeated key (JSON is YAML: libyaml's marks say where)."""
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return 1, 1
+    pending = [root] if root is not None else []
+    while pending:
+        node = pending.pop()
+        if node.__class__ is yaml.MappingNode:
+            seen: set[str] = set()
+            for key_node, value_node in node.value:
+                if key_node.value in seen:
+                    return key_node.start_mark.line + 1, key_node.start_mark.column + 1
+                seen.add(key_node.value)
+                pending.append(value_node)
+        elif node.__class__ is yaml.SequenceNode:
+            pending.extend(reversed(node.value))
+    return 1, 1
 
 
 class _DuplicateJsonKey(ValueError):
@@ -273,8 +390,9 @@ def _parse_yaml(source: SourceFile, keep_nodes: bool = False) -> None:
     index = 0
     previous_end = 0
     while True:
+        chunk_start = len(source.text) - len(text)  # each chunk is the rest of the file
         resume_at, index, previous_end = _parse_yaml_chunk(
-            source, text, line_offset, index, previous_end, track_aliases, keep_nodes
+            source, text, line_offset, index, previous_end, track_aliases, keep_nodes, chunk_start
         )
         if resume_at is None:
             return
@@ -289,6 +407,7 @@ def _parse_yaml_chunk(
     previous_end: int,
     track_aliases: bool,
     keep_nodes: bool,
+    chunk_start: int = 0,
 ) -> tuple[tuple[int, str] | None, int, int]:
     """Parse documents from `text` (which starts at `line_offset`) until the end or an error.
 
@@ -317,7 +436,11 @@ def _parse_yaml_chunk(
                 source.problems.append(Problem(err.message, line, column, index))
             else:
                 if data is not None:
-                    doc = Document(source, index, data, None, line_offset, first, last)
+                    start = node.start_mark
+                    doc = Document(source, index, data, None, line_offset, first, last, chunk_start)
+                    doc.span_start = start.index - start.column
+                    doc.span_end = node.end_mark.index
+                    doc.span_line = start.line
                     source.documents.append(doc)
             previous_end = last
             index += 1

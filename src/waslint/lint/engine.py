@@ -20,6 +20,7 @@ from waslint.io.helm import shown
 from waslint.io.loader import SourceFile
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import Context, RuntimeInputs
+from waslint.lint.fixers.preview import declined_fixes
 from waslint.lint.registry import Hit, Rule, get_rule, select_rules
 from waslint.lint.selection import plan_reading
 from waslint.lint.suppress import SuppressionSet
@@ -69,6 +70,8 @@ class LintResult:
     files: list[SourceFile]
     internal_errors: list[str] = field(default_factory=list)
     context: Context | None = None
+    skipped: list[str] = field(default_factory=list)  # "path: reason" (links out of the tree...)
+    declined: dict[int, str] = field(default_factory=dict)  # id(finding) -> why its fix is declined
 
     @property
     def documents(self) -> int:
@@ -92,10 +95,16 @@ def lint_paths(
     changed = _changed_files(changed_since, paths) if changed_since is not None else None
     plan, errors = plan_reading(paths, config.excludes, context, changed)
     sources = load_files(plan.files, options.jobs, stdin)
+    if errors:
+        return LintResult([], []), errors
     name_stdin(sources, options.stdin_filename)
+    errors = [source.read_error for source in sources if source.read_error is not None]
+    if errors:
+        return LintResult([], sources), errors
     # Everything loaded lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
     result = lint_sources(sources, options, config, release_positions=True)
+    result.skipped = [f"{path}: {reason}" for path, reason in plan.skipped]
     if plan.reported is not None:
         result.findings = [finding for finding in result.findings if plan.reports(finding.path)]
     return result, errors
@@ -130,8 +139,9 @@ def lint_sources(
     internal: list[str] = []
     findings: list[Finding] = []
     contexts: list[Context] = []
+    declined: dict[int, str] = {}
     for scope, members in split_scopes(sources, config).items():
-        ctx, scope_findings = _lint_set(members, rules, options, config, internal, release_positions)
+        ctx, scope_findings = _lint_set(members, rules, options, config, internal, release_positions, declined)
         for finding in scope_findings:
             finding.scope = scope
         findings.extend(scope_findings)
@@ -141,7 +151,7 @@ def lint_sources(
         whole = contexts[0]
     else:  # the fixer looks objects up across the run
         whole = Context(ObjectIndex([obj for ctx in contexts for obj in ctx.index.objects]), sources, options.target)
-    return LintResult(findings, sources, internal, whole)
+    return LintResult(findings, sources, internal, whole, declined=declined)
 
 
 def split_scopes(sources: list[SourceFile], config: Config) -> dict[str | None, list[SourceFile]]:
@@ -161,6 +171,7 @@ def _lint_set(
     config: Config,
     internal: list[str],
     release: bool = False,
+    declined: dict[int, str] | None = None,
 ) -> tuple[Context, list[Finding]]:
     index = ObjectIndex.build(sources, options.namespace)
     ctx = Context(index, sources, options.target, options.namespace)
@@ -179,6 +190,11 @@ def _lint_set(
         if release:  # suppressions locate their annotations too
             for source in sources:
                 source.release_positions()
+    declined = {} if declined is None else declined
+    declined.update(declined_fixes(findings, index))
+    for finding in findings:
+        if id(finding) in declined:
+            finding.fixable = False  # `fix` would decline it: never promise a fix that is not written
     return ctx, findings
 
 
@@ -332,7 +348,7 @@ def _findings_in_workers(
 
 
 def _run_object_rule(rule: Rule, obj: KObject, ctx: Context, hits: list[Hit], internal: list[str]) -> None:
-    if rule.text_trigger is not None and rule.text_trigger not in obj.file.text:
+    if rule.text_trigger is not None and not obj.doc.mentions(rule.text_trigger):
         return
     try:
         hits.extend(rule.check(obj, ctx))
@@ -372,7 +388,7 @@ def to_finding(hit: Hit, options: LintOptions) -> Finding:
     full = obj.full_path(hit.path)
     span = obj.doc.locate(full, key=hit.point_at_key)
     if "substring" in hit.extra:
-        span = _narrow(span, obj.file.text, hit.extra["substring"])
+        span = _narrow(span, obj.file.lines, hit.extra["substring"])
     return Finding(
         rule.code,
         rule.name,
@@ -388,11 +404,10 @@ def to_finding(hit: Hit, options: LintOptions) -> Finding:
     )
 
 
-def _narrow(span: Span, text: str, substring: str) -> Span:
+def _narrow(span: Span, lines: list[str], substring: str) -> Span:
     """Point at `substring` inside a one-line value (e.g. a condition name inside a command)."""
     if span.line != span.end_line:
         return span
-    lines = text.splitlines()
     if not 0 < span.line <= len(lines):
         return span
     start = lines[span.line - 1].find(substring, span.column - 1)

@@ -69,7 +69,7 @@ class Rule:
     other_severities: ClassVar[tuple[Severity, ...]] = ()
     # (group, kind) pairs this rule inspects per object; None = every object; empty = none.
     kinds: ClassVar[frozenset[tuple[str, str]] | None] = frozenset()
-    # Only objects whose file text contains this string are inspected (a cheap prefilter).
+    # Only objects whose document text contains this string are inspected (a cheap prefilter).
     text_trigger: ClassVar[str | None] = None
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from waslint.io.discover import discover
+from waslint.io.discover import discover_all
 
 Excluder = list[str] | Callable[[str], bool]  # patterns, or Config.excludes
 
@@ -22,6 +22,7 @@ Excluder = list[str] | Callable[[str], bool]  # patterns, or Config.excludes
 class ReadPlan:
     files: list[str]
     reported: set[str] | None = None  # real paths (and "-") whose findings are shown; None: all
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason) the walks left out
 
     def reports(self, path: str) -> bool:
         if self.reported is None:
@@ -35,13 +36,15 @@ def plan_reading(
     context: Iterable[str] = (),
     changed: set[str] | None = None,
 ) -> tuple[ReadPlan, list[str]]:
-    named, errors = discover(paths, exclude)
+    found = discover_all(paths, exclude)
+    named, errors = found.files, found.errors
     context = list(context)
     if not context:
         plan = ReadPlan(named)
     else:
         plan, context_errors = _with_context(named, context, exclude)
         errors += context_errors
+    plan.skipped = found.skipped
     if changed is not None:
         reported = plan.reported if plan.reported is not None else {_real(path) for path in plan.files}
         plan.reported = {path for path in reported if path in changed}
@@ -49,7 +52,8 @@ def plan_reading(
 
 
 def _with_context(named: list[str], context: list[str], exclude: Excluder) -> tuple[ReadPlan, list[str]]:
-    tree, errors = discover(context, exclude)
+    walked = discover_all(context, exclude)
+    tree, errors = walked.files, walked.errors
     tree_real = {_real(path) for path in tree}
     folders = [os.path.realpath(folder) for folder in context if os.path.isdir(folder)]
     files: list[str] = []

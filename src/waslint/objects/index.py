@@ -80,7 +80,7 @@ class ObjectIndex:
         if self._members is None:
             members: dict[tuple[str, str], list[PodTemplate]] = defaultdict(list)
             for obj in self.objects:
-                if "schedulingGroup" not in obj.file.text:
+                if not obj.doc.mentions("schedulingGroup"):
                     continue
                 for template in pod_templates(obj):
                     group = as_str(as_map(template.spec.get("schedulingGroup")).get("podGroupName"))

@@ -35,6 +35,8 @@ class ReportInput:
     width: int = 100
     # sarif and github: paths are made relative to this folder (%SRCROOT%); None = the current one
     root: str | None = None
+    # "path: reason" for what the walk did not read (links out of the tree, FIFOs...)
+    skipped: list[str] = field(default_factory=list)
 
     def rule(self, code: str) -> RuleInfo | None:
         return next((rule for rule in self.rules if rule.code == code), None)

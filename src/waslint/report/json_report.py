@@ -31,7 +31,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
 
 
 def render(report: ReportInput) -> str:
-    payload = {
+    payload: dict[str, Any] = {
         "tool": "waslint",
         "version": __version__,
         "target_version": report.target_version,
@@ -43,4 +43,6 @@ def render(report: ReportInput) -> str:
             "by_severity": counts(report.findings),
         },
     }
+    if report.skipped:
+        payload["summary"]["skipped"] = report.skipped
     return json.dumps(payload, indent=2) + "\n"

@@ -43,6 +43,10 @@ def render(report: ReportInput) -> str:
     if not report.quiet:
         summary = summary_line(report)
         out.append(paint(summary, "32") if not report.findings else summary)
+        if report.skipped:
+            count = len(report.skipped)
+            out.append(f"Skipped {count} path{'' if count == 1 else 's'}:")
+            out.extend(f"  {entry}" for entry in report.skipped)
     elif out and out[-1] == "":
         out.pop()
     return "\n".join(out) + "\n" if out else ""

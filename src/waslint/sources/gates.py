@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from waslint.io.loader import Document, parse_bytes
+from waslint.io.loader import MAX_FILE_BYTES, Document, parse_bytes
+from waslint.io.reading import InputError, read_bounded
 from waslint.knowledge.gates import COMPONENTS, gate_table
 
 
@@ -26,10 +27,9 @@ class GatesFile:
 def load_gates_file(path: str) -> GatesFile:
     """Read `{component: {Gate: bool}}`; raise GatesFileError with the reason otherwise."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as err:
-        raise GatesFileError(f"--gates {path}: {err.strerror or err}") from None
+        raw = read_bounded(path, MAX_FILE_BYTES)
+    except InputError as err:
+        raise GatesFileError(f"--gates {err}") from None
     source = parse_bytes(path, raw)
     if source.problems:
         problem = source.problems[0]

@@ -20,6 +20,7 @@ from typing import Any
 
 from waslint.io.discover import discover
 from waslint.io.loader import MAX_FILE_BYTES, Document, SourceFile, decode, parse_bytes, read_source
+from waslint.io.reading import InputError, read_bounded
 from waslint.objects.kobject import KObject, objects_of
 
 # KAI snapshot.json rawObjects key -> the apiVersion and kind of its items
@@ -48,6 +49,7 @@ class Snapshot:
     resource_slices: list[KObject] = field(default_factory=list)
     topologies: list[KObject] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # for stderr: the run goes on
 
     def buckets(self) -> dict[tuple[str, str], list[KObject]]:
         """The list that holds each kind of item the snapshot keeps, by (group, kind)."""
@@ -86,16 +88,24 @@ def load_snapshot(path: str) -> Snapshot:
 def _load_snapshot(path: str) -> Snapshot:
     if not os.path.exists(path):
         raise SnapshotError(f"snapshot {path}: no such file or directory")
-    files, _ = discover([path])
+    files, errors = discover([path])
+    if errors:
+        raise SnapshotError(f"snapshot {errors[0]}")
     snapshot = Snapshot(path)
     buckets = snapshot.buckets()
     readable = 0
     for file_path in files:
         source = _read_snapshot_file(file_path)
+        if source.read_error is not None:
+            raise SnapshotError(f"snapshot {source.read_error}")
         for problem in source.problems:
             snapshot.problems.append(f"{file_path}:{problem.line}:{problem.column}: {problem.message}")
         readable += len(source.documents)
         for doc in source.documents:
+            reason = _not_a_list(doc.data)
+            if reason is not None:
+                where = f"document {doc.index + 1}" if len(source.documents) > 1 or doc.index else "it"
+                raise SnapshotError(f"snapshot {file_path}: {where} {reason}")
             for obj in objects_of(doc, "default"):
                 bucket = buckets.get((obj.group, obj.kind))
                 if bucket is not None:
@@ -103,6 +113,10 @@ def _load_snapshot(path: str) -> Snapshot:
     if readable == 0:
         detail = f": {snapshot.problems[0]}" if snapshot.problems else ""
         raise SnapshotError(f"snapshot {path}: no readable Kubernetes List in it{detail}")
+    if not snapshot.nodes:
+        snapshot.warnings.append(
+            f"snapshot {path} holds no Nodes: the rules that need node capacity (WAS603) check nothing"
+        )
     return snapshot
 
 
@@ -152,9 +166,8 @@ def _read_json(path: str) -> SourceFile | None:
     of Pods is not linted, so the duplicate-key check of the manifest loader (a Python hook per
     object) is skipped. None when the file does not parse: the manifest loader then says why."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
-    except OSError:
+        raw = read_bounded(path, MAX_FILE_BYTES)
+    except InputError:
         return None
     text, problem = decode(raw)
     if problem is not None:
@@ -166,3 +179,15 @@ def _read_json(path: str) -> SourceFile | None:
     source = SourceFile(path=path, text=text, is_json=True)
     source.documents.append(Document(source, 0, data, None, 0, 1, text.count("\n") + 1))
     return source
+
+
+def _not_a_list(data: object) -> str | None:
+    """Why a snapshot document is not what `kubectl get ... -o yaml` prints, or None."""
+    if not isinstance(data, dict):
+        return f"is not a kind: List (a {type(data).__name__})"
+    kind = data.get("kind")
+    if not isinstance(kind, str) or not kind.endswith("List"):
+        return f"is a {kind if isinstance(kind, str) else 'document without a kind'}, not a kind: List"
+    if not isinstance(data.get("items"), list):
+        return "is a kind: List whose items is not a list"
+    return None

@@ -18,8 +18,9 @@ from typing import Any
 from waslint.core.model import FixKind, Path
 from waslint.findings import Finding
 from waslint.knowledge.lifecycle import preferred_entry
-from waslint.knowledge.releases import Release, fix_target, supported
+from waslint.knowledge.releases import fix_target
 from waslint.knowledge.schema import has_schema
+from waslint.lint.fixers.checks import decline_invalid
 from waslint.lint.fixers.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar
 from waslint.lint.fixers.plan import Check, Plan, Unit
 from waslint.lint.fixers.registry import FixEnv, FixTarget, fixes
@@ -35,21 +36,12 @@ TARGET_VERSION = {
 DISRUPTION: dict[str, dict[str, Any]] = {legacy: {mode: {}} for legacy, mode in LEGACY_DISRUPTION_MODES.items()}
 
 
-def schema_release(api_version: str, kind: str) -> Release | None:
-    """The release whose schema describes this apiVersion/kind (for the original's issues)."""
-    for release in supported():
-        if has_schema(release, api_version, kind):
-            return release
-    return None
-
-
 class _Builder:
-    """Collects the operations of one finding's fix, and the paths left for the user."""
+    """Collects the operations of one finding's fix."""
 
-    def __init__(self, obj: KObject, allowed: list[Path]) -> None:
+    def __init__(self, obj: KObject) -> None:
         self.obj = obj
         self.ops: list[Op] = []
-        self.allowed = allowed
 
     def add(self, op: Op) -> None:
         self.ops.append(op)
@@ -62,10 +54,8 @@ class _Builder:
         if not isinstance(value, str):
             return
         path = self.full(*holder_path, "disruptionMode")
-        if value in DISRUPTION:
+        if value in DISRUPTION:  # an unknown value stays: the schema check declines the rewrite
             self.add(ReplaceValue(path, DISRUPTION[value]))
-        else:
-            self.allowed.append(path)  # unknown value: WAS103 reports it, no fix invents one
 
     def priority(self, holder_path: Path, holder: dict[str, Any]) -> None:
         class_name = holder.get("priorityClassName")
@@ -80,7 +70,6 @@ class _Builder:
         ref_path = self.full("spec", "podGroupTemplateRef")
         reason = _ref_problem(spec, ref)
         if reason is not None:
-            self.allowed.append(ref_path)
             return reason
         assert isinstance(ref, dict)
         inner = ref
@@ -132,12 +121,11 @@ def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: 
     by_code: dict[str, list[Finding]] = {}
     for finding in findings:
         by_code.setdefault(finding.code, []).append(finding)
-    allowed: list[Path] = []
     parts: list[tuple[Finding, list[Op]]] = []
     rewrite: list[Op] | None = None
     api_version = obj.api_version
     for finding in by_code.get("WAS101", []):
-        build = _Builder(obj, allowed)
+        build = _Builder(obj)
         reason = _rewrite(build)
         if reason is None:
             rewrite = build.ops
@@ -164,7 +152,7 @@ def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: 
     else:
         base = rewrite or []
         for finding in by_code.get("WAS103", []):
-            build = _Builder(obj, allowed)
+            build = _Builder(obj)
             holder_path = finding.field_path[len(obj.base_path) : -1]
             holder = dig(obj.data, *holder_path)
             if isinstance(holder, dict) and holder.get("disruptionMode") in DISRUPTION:
@@ -173,7 +161,7 @@ def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: 
             else:
                 plan.skip(finding, "unexpected disruptionMode value")
         for finding in by_code.get("WAS104", []):
-            build = _Builder(obj, allowed)
+            build = _Builder(obj)
             reason = build.template_ref(obj.spec)
             if reason is None:
                 parts.append((finding, build.ops + base))
@@ -181,8 +169,10 @@ def plan_object(obj: KObject, doc_position: int, findings: list[Finding], plan: 
                 plan.skip(finding, reason)
     if not parts:
         return
-    checks = [_object_check(obj, allowed)] if was_kind else _job_checks(obj, allowed)
-    plan.units.append(Unit(file=obj.file.path, doc=doc_position, parts=parts, checks=checks, label=_label(obj)))
+    checks = [Check("object", obj.base_path)] if was_kind else _job_checks(obj)
+    unit = Unit(obj.file.path, doc_position, parts, checks, _label(obj), base=obj.base_path)
+    if decline_invalid(unit, obj.doc.data, plan):
+        plan.units.append(unit)
 
 
 def _rewrite(build: _Builder) -> str | None:
@@ -215,28 +205,10 @@ def _rewrite(build: _Builder) -> str | None:
     return None
 
 
-def _object_check(obj: KObject, allowed: list[Path]) -> Check:
-    return Check(
-        "object",
-        obj.base_path,
-        old_path=obj.base_path,
-        old_release=schema_release(obj.api_version, obj.kind),
-        allowed=tuple(allowed),
-    )
-
-
-def _job_checks(obj: KObject, allowed: list[Path]) -> list[Check]:
+def _job_checks(obj: KObject) -> list[Check]:
     holders = {path for path, _ in group_policy_holders(obj)}
     return [
-        Check(
-            "fragment",
-            obj.full_path(path),
-            old_path=obj.full_path(path),
-            fragment="JobSchedulingConfiguration",
-            old_release=fix_target(),
-            old_fragment="JobSchedulingConfiguration",
-            allowed=tuple(allowed),
-        )
+        Check("fragment", obj.full_path(path), fragment="JobSchedulingConfiguration")
         for path in sorted(holders, key=str)
     ]
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from waslint.core.model import Path
 from waslint.findings import Finding
-from waslint.knowledge.releases import Release
 from waslint.lint.fixers.ops import Op
 
 
@@ -17,17 +16,12 @@ class Check:
 
     kind "object": the WAS object at `path` (its base path in the document);
     kind "fragment": the value at `path` against fragment schema `fragment`.
-    Issues the original already had (`old_path` validated against `old_release`, mapped through
-    the unit's operations) and issues under `allowed` paths are not the fix's doing.
+    Strict: an issue the original already had fails the check too (see fixers/checks.py).
     """
 
     kind: str
     path: Path
-    old_path: Path | None = None
     fragment: str | None = None
-    old_release: Release | None = None
-    old_fragment: str | None = None
-    allowed: tuple[Path, ...] = ()
 
 
 @dataclass(eq=False)
@@ -44,6 +38,7 @@ class Unit:
     checks: list[Check]
     label: str
     requires: tuple[str, ...] = ()  # keys of NewDocuments this unit needs
+    base: Path = ()  # the object's path in its document (a List item: ("items", n))
     ops: list[Op] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 

@@ -233,6 +233,7 @@ def _plan_group(
                 checks=[Check("fragment", (*spec_path, "schedulingGroup"), fragment="PodSchedulingGroup")],
                 label=f"{member.obj.kind} {member.obj.namespace}/{member.obj.name or '<unnamed>'}",
                 requires=requires,
+                base=member.obj.base_path,
             )
         )
 

@@ -434,8 +434,7 @@ spec:
     kinds = POD_TEMPLATE_KINDS - {("", "PodTemplate")}
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        text = obj.file.text
-        if "kai" not in text and "runai/queue" not in text:
+        if not obj.doc.mentions("kai") and not obj.doc.mentions("runai/queue"):
             return
         demands: dict[str, _Demand] = {}
         for template in pod_templates(obj):

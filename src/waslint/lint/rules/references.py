@@ -574,8 +574,7 @@ spec:
     kinds = POD_TEMPLATE_KINDS
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        text = obj.file.text
-        if "schedulingGroup" not in text and "gang" not in text:
+        if not obj.doc.mentions("schedulingGroup") and not obj.doc.mentions("gang"):
             return
         job_gang = _job_gang_path(obj)
         for template in pod_templates(obj):

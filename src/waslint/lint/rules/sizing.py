@@ -941,8 +941,7 @@ def _third_party_members(ctx: Context) -> dict[tuple[str, str, str], list[PodTem
     members: dict[tuple[str, str, str], list[PodTemplate]] = defaultdict(list)
     for kind in sorted(POD_TEMPLATE_KINDS):
         for obj in ctx.index.of_kind(*kind):
-            text = obj.file.text
-            if "group-name" not in text and COSCHEDULING_LABEL not in text:
+            if not obj.doc.mentions("group-name") and not obj.doc.mentions(COSCHEDULING_LABEL):
                 continue
             for template in pod_templates(obj):
                 annotations, labels = template.annotations, template.labels

@@ -924,7 +924,6 @@ spec:
     all: {}
 """
     kinds = POLICY_KINDS
-    text_trigger = "disruptionMode"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         for path, holder in group_policy_holders(obj):

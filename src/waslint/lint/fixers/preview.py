@@ -1,0 +1,68 @@
+"""What `lint` may call fixable: the safe planners run on the findings (data only, no text), and a
+finding whose fix they decline (its result would fail the schema, an odd shape, line breaks fix
+does not edit) is reported as not fixable, with the reason `fix` gives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from waslint.core.model import FixKind
+from waslint.findings import Finding
+from waslint.lint.fixers.checks import line_break_problem
+from waslint.lint.fixers.plan import Plan
+from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, fixer_for
+from waslint.objects.index import ObjectIndex
+from waslint.objects.kobject import KObject
+
+Owners = dict[tuple[int, tuple[Any, ...]], KObject]
+
+
+def owners_of(index: ObjectIndex) -> Owners:
+    return {(id(obj.doc), obj.base_path): obj for obj in index.objects}
+
+
+def owner_of(finding: Finding, owners: Owners) -> KObject | None:
+    """The object a finding is about (a List item, or the document's object)."""
+    if finding.doc is None:
+        return None
+    path = finding.field_path
+    if len(path) >= 2 and path[0] == "items":
+        owner = owners.get((id(finding.doc), tuple(path[:2])))
+        if owner is not None:
+            return owner
+    return owners.get((id(finding.doc), ()))
+
+
+def declined_fixes(findings: list[Finding], index: ObjectIndex) -> dict[int, str]:
+    """id(finding) -> why `fix` would decline its safe fix, for the findings marked fixable."""
+    owners = owners_of(index)
+    targets: dict[Fixer, list[FixTarget]] = {}
+    declined: dict[int, str] = {}
+    line_breaks: dict[str, str | None] = {}
+    for finding in findings:
+        fixer = fixer_for(finding.code)
+        if not finding.fixable or fixer is None or fixer.kind is not FixKind.SAFE:
+            continue
+        obj = owner_of(finding, owners)
+        if obj is None:
+            continue
+        if obj.file.path not in line_breaks:
+            line_breaks[obj.file.path] = line_break_problem(obj.file.text)
+        problem = line_breaks[obj.file.path]
+        if problem is not None:
+            declined[id(finding)] = problem
+            continue
+        targets.setdefault(fixer, []).append(FixTarget(finding, obj, 0))
+    if not targets:
+        return declined
+    plan = Plan()
+    env = FixEnv(index, lambda obj: True, lambda obj: 0)
+    for fixer, fixer_targets in targets.items():
+        fixer.plan(fixer_targets, env, plan)
+    planned = {id(finding) for unit in plan.units for finding, _ in unit.parts}
+    for fixer_targets in targets.values():
+        for target in fixer_targets:
+            key = id(target.finding)
+            if key not in planned and key in plan.reasons:
+                declined[key] = plan.reasons[key]
+    return declined
