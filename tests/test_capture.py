@@ -128,3 +128,48 @@ def test_capture_failures_are_one_line_exit_2(serve: Any, tmp_path: Path, case: 
     result = in_process("snapshot", "capture", "-o", str(tmp_path / "s.json"), "--kubeconfig", str(kubeconfig), *flags)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("waslint: error: ")
+
+
+JOB_GANG = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}
+  namespace: ml
+spec:
+  parallelism: {pods}
+  completions: {pods}
+  scheduling:
+    schedulingPolicy:
+      gang:
+        minCount: {pods}
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations:
+      - operator: Exists
+      containers:
+      - name: train
+        image: trainer:1.0
+        resources:
+          requests: {{nvidia.com/gpu: "{gpus}"}}
+          limits: {{nvidia.com/gpu: "{gpus}"}}
+"""
+
+
+def test_capture_feeds_feasibility_round_trip(serve: Any, tmp_path: Path) -> None:
+    """capture -> feasibility: the captured cluster (3 nodes of 8 GPUs, 2 of them busy) places a gang
+    of 2 x 4 GPUs and refuses one of 4 x 8 GPUs, saying how many pods fit."""
+    _, kubeconfig = serve(cluster_137())
+    output = tmp_path / "snap.json"
+    capture(kubeconfig, output)
+    small, large = tmp_path / "small.yaml", tmp_path / "large.yaml"
+    small.write_text(JOB_GANG.format(name="small", pods=2, gpus=4))
+    large.write_text(JOB_GANG.format(name="large", pods=4, gpus=8))
+    result = run_cli("feasibility", "--snapshot", str(output), "--format", "json", str(small), str(large))
+    assert result.returncode == 1, result.stderr
+    groups = {group["name"]: group for group in json.loads(result.stdout)["groups"]}
+    assert groups["small"]["feasible"] is True and groups["small"]["required"] == 2
+    assert sum(groups["small"]["placement"].values()) >= 2
+    assert groups["large"]["feasible"] is False and groups["large"]["required"] == 4
+    assert groups["large"]["placeable"] < 4
