@@ -7,7 +7,6 @@ rules) without copying it through a pipe: only each task's result travels back, 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -28,6 +27,8 @@ def default_jobs() -> int:
 
 
 def can_fork() -> bool:
+    import multiprocessing  # only runs that may fork pay for it
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -53,6 +54,8 @@ def fork_map(
     workers = jobs - 1 if in_parent > 0 else jobs
     _TASK, _ITEMS = task, shipped
     try:
+        import multiprocessing
+
         context = multiprocessing.get_context("fork")
         with context.Pool(max(1, min(workers, len(shipped)))) as pool:
             pending = pool.map_async(_call, range(len(shipped)), chunksize=1)

@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 from waslint.core.model import Path
-from waslint.knowledge.releases import Release
+from waslint.knowledge.names import DNS_LABEL, DNS_SUBDOMAIN, QUALIFIED_NAME
+from waslint.knowledge.releases import Release, parse_release
 from waslint.knowledge.schema import render_path
 
 __all__ = [
@@ -51,7 +51,6 @@ __all__ = [
 GateLookup = Callable[[str], bool | None]
 ReleaseName = str | Release  # "1.37" or a parsed release
 
-_RELEASE_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
 _MISSING = object()
 
 
@@ -112,10 +111,6 @@ def _show(value: Any) -> str:
 
 # --------------------------------------------------------------------------- formats
 
-_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_LABEL_RE = re.compile(rf"^{_DNS_LABEL}$")
-_DNS_SUBDOMAIN_RE = re.compile(rf"^{_DNS_LABEL}(\.{_DNS_LABEL})*$")
-_QUALIFIED_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 
 _LABEL_TEXT = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and"
@@ -130,13 +125,13 @@ _SUBDOMAIN_TEXT = (
 def _dns_label(value: str) -> str | None:
     if len(value) > 63:
         return "must be no more than 63 characters"
-    return None if _DNS_LABEL_RE.match(value) else _LABEL_TEXT
+    return None if DNS_LABEL.match(value) else _LABEL_TEXT
 
 
 def _dns_subdomain(value: str) -> str | None:
     if len(value) > 253:
         return "must be no more than 253 characters"
-    return None if _DNS_SUBDOMAIN_RE.match(value) else _SUBDOMAIN_TEXT
+    return None if DNS_SUBDOMAIN.match(value) else _SUBDOMAIN_TEXT
 
 
 def _path_segment(value: str) -> str | None:
@@ -164,7 +159,7 @@ def _qualified_name(value: str, prefix_required: bool = False) -> str | None:
         return "name part must be non-empty"
     if len(name) > 63:
         return "name part must be no more than 63 characters"
-    if not _QUALIFIED_NAME_RE.match(name):
+    if not QUALIFIED_NAME.match(name):
         return (
             "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
             " alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')"
@@ -301,10 +296,10 @@ def _zero_can_fail(compiled: TypeRules, types: dict[str, TypeRules], seen: set[s
 
 @functools.cache
 def _release_rules(release: str) -> ReleaseRules | None:
-    match = _RELEASE_RE.match(release.strip()) if isinstance(release, str) else None
-    if match is None:
+    parsed = parse_release(release)
+    if parsed is None:
         return None
-    name = f"{match.group(1)}.{match.group(2)}.json"
+    name = f"{parsed}.json"
     try:
         text = (resources.files("waslint") / "knowledge" / "validation-data" / name).read_text(encoding="utf-8")
     except OSError:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from waslint.io.loader import SourceFile
 from waslint.knowledge.releases import Release, default_target, milestone
 from waslint.objects.index import ObjectIndex
-from waslint.sources.gates import GatesFile
-from waslint.sources.gitbase import BaseSet
-from waslint.sources.snapshot import Snapshot
+
+if TYPE_CHECKING:  # loaded only by the runs that read them (lint.engine.prepare_context)
+    from waslint.sources.gates import GatesFile
+    from waslint.sources.gitbase import BaseSet
+    from waslint.sources.snapshot import Snapshot
 
 T = TypeVar("T")
 

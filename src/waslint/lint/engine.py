@@ -8,7 +8,7 @@ import traceback
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity, Span
@@ -26,7 +26,9 @@ from waslint.lint.selection import plan_reading
 from waslint.lint.suppress import SuppressionSet
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import KObject
-from waslint.sources.gates import GatesFile
+
+if TYPE_CHECKING:
+    from waslint.sources.gates import GatesFile
 
 PARSE_ERROR = "WAS001"
 MIN_PARALLEL_OBJECTS = 1000

@@ -14,7 +14,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +120,8 @@ def _load_snapshot(path: str) -> Snapshot:
 
 
 def _read_snapshot_file(path: str) -> SourceFile:
+    import zipfile  # KAI captures only
+
     if zipfile.is_zipfile(path):
         return _kai_zip(path)
     source = _read_json(path) if path.endswith(".json") else None
@@ -134,6 +135,8 @@ def _read_snapshot_file(path: str) -> SourceFile:
 
 
 def _kai_zip(path: str) -> SourceFile:
+    import zipfile
+
     try:
         with zipfile.ZipFile(path) as archive:
             member = next((n for n in archive.namelist() if n.rsplit("/", 1)[-1] == KAI_SNAPSHOT_MEMBER), None)

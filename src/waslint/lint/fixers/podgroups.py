@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.core.model import FixKind, Path
 from waslint.findings import Finding
+from waslint.knowledge.names import DNS_LABEL, DNS_SUBDOMAIN
 from waslint.knowledge.releases import fix_target
 from waslint.knowledge.schema import validate_object
 from waslint.lint.fixers.migration import DISRUPTION, TARGET_VERSION
@@ -33,8 +33,6 @@ from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import SCHEDULING, KObject, as_map, as_str, dig
 from waslint.objects.walks import workload_templates
 
-DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 MAX_NAME = 253
 COPIED_FIELDS = (
     "schedulingConstraints",

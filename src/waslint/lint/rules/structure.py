@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from waslint.core.model import Path, Severity
 from waslint.knowledge import validation
+from waslint.knowledge.names import DNS_SUBDOMAIN, QUALIFIED_NAME
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
@@ -29,7 +29,9 @@ from waslint.objects.walks import (
     policy_variant,
     workload_templates,
 )
-from waslint.sources.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from waslint.sources.snapshot import Snapshot
 
 MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates, per list
 MAX_TREE_DEPTH = 4  # WorkloadMaxTreeDepth: the top-level templates are level 1
@@ -44,10 +46,6 @@ POLICY_KINDS = frozenset(
 )
 CHILD_LISTS = ("podGroupTemplates", "compositePodGroupTemplates")
 
-_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN = re.compile(rf"^{_DNS_LABEL}(\.{_DNS_LABEL})*$")
-_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-
 
 def label_key_problem(key: str) -> str | None:
     """Why `key` is not a valid Kubernetes label key (qualified name), or None when it is."""
@@ -58,13 +56,13 @@ def label_key_problem(key: str) -> str | None:
         return "the prefix before '/' is empty"
     if key.count("/") > 1:
         return "it has more than one '/'"
-    if slash and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+    if slash and (len(prefix) > 253 or not DNS_SUBDOMAIN.match(prefix)):
         return f"the prefix {prefix!r} is not a DNS subdomain (lowercase letters, digits, '-', '.')"
     if not name:
         return "the name after '/' is empty"
     if len(name) > 63:
         return f"the name part is {len(name)} characters long (at most 63)"
-    if not _LABEL_NAME.match(name):
+    if not QUALIFIED_NAME.match(name):
         return (
             f"the name part {name!r} may hold only letters, digits, '-', '_' and '.', and must"
             " start and end with a letter or digit"
