@@ -10,7 +10,6 @@ from conftest import CORPUS, FIXTURES, ROOT, lint_path, run_cli
 from waslint.core.parallel import split_evenly
 from waslint.findings import Finding
 from waslint.io import batch
-from waslint.lint import engine
 
 
 def _shape(findings: list[Finding]) -> list[tuple[object, ...]]:
@@ -25,7 +24,6 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers even for small inputs, so the tests exercise them."""
     monkeypatch.setattr(batch, "MIN_PARALLEL_FILES", 1)
     monkeypatch.setattr(batch, "MIN_PARALLEL_BYTES", 1)
-    monkeypatch.setattr(engine, "MIN_PARALLEL_OBJECTS", 1)
 
 
 @pytest.mark.parametrize("folder", [FIXTURES / "rules", FIXTURES / "helm", FIXTURES / "scopes", CORPUS])

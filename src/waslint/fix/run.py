@@ -279,7 +279,7 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
     plan = Plan()
     assert result.context is not None
     index = result.context.index
-    owners = owners_of(index)
+    owners = owners_of(index.objects)
     positions: dict[int, int] = {}
     for state in by_path.values():
         for position, doc in enumerate(state.source.documents):

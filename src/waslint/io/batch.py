@@ -1,5 +1,5 @@
-"""Reading many files with `--jobs N`: forked workers parse contiguous shards of the file list
-(balanced by size) and hand back the parsed files; the order is the serial order."""
+"""Parsing many files with `--jobs N`: forked workers parse contiguous shards of the files
+(balanced by size) and hand back their documents; the order is the serial order."""
 
 from __future__ import annotations
 
@@ -9,27 +9,33 @@ from collections.abc import Sequence
 from typing import Any
 
 from waslint.core.parallel import can_fork, fork_map, split_evenly
-from waslint.io.loader import Document, Problem, SourceFile, load_all
+from waslint.io.loader import Document, Problem, SourceFile, parse_text
 
 MIN_PARALLEL_FILES = 32
 MIN_PARALLEL_BYTES = 512 * 1024
 SHARDS_PER_JOB = 4
 
 
-def load_files(paths: Sequence[str], jobs: int, stdin: Any = None) -> list[SourceFile]:
-    """load_all(paths), in `jobs` workers when the input is large enough to pay for them."""
-    if jobs <= 1 or len(paths) < MIN_PARALLEL_FILES or "-" in paths or not can_fork():
-        return load_all(paths, stdin)
-    sizes = [_size(path) for path in paths]
-    if sum(sizes) < MIN_PARALLEL_BYTES:
-        return load_all(paths, stdin)
-    shards = split_evenly(sizes, jobs * SHARDS_PER_JOB)
+def worth_forking(sources: Sequence[SourceFile]) -> bool:
+    """Whether the files are enough work to pay for forking workers."""
+    return len(sources) >= MIN_PARALLEL_FILES and sum(len(source.text) for source in sources) >= MIN_PARALLEL_BYTES
 
+
+def parse_files(sources: Sequence[SourceFile], jobs: int) -> None:
+    """parse_text each of the (decoded, unparsed) files, in `jobs` workers when they are enough work."""
+    if jobs <= 1 or not worth_forking(sources) or not can_fork():
+        for source in sources:
+            parse_text(source)
+        return
+    shards = split_evenly([len(source.text) + 1 for source in sources], jobs * SHARDS_PER_JOB)
     parent = os.getpid()
 
-    def parse_shard(shard: range) -> list[SourceFile] | list[_Packed]:
-        sources = load_all([paths[position] for position in shard])
-        return sources if os.getpid() == parent else [_pack(source) for source in sources]
+    def parse_shard(shard: range) -> list[PackedParse] | None:
+        for position in shard:
+            parse_text(sources[position])
+        if os.getpid() == parent:
+            return None  # parsed in place
+        return [pack_parse(sources[position]) for position in shard]
 
     was_enabled = gc.isenabled()
     gc.disable()  # unpickling the shards builds many acyclic objects, all kept
@@ -39,15 +45,19 @@ def load_files(paths: Sequence[str], jobs: int, stdin: Any = None) -> list[Sourc
     finally:
         if was_enabled:
             gc.enable()
-    return [source if isinstance(source, SourceFile) else _unpack(source) for part in parts for source in part]
+    for shard, part in zip(shards, parts, strict=True):
+        if part is not None:
+            for position, packed in zip(shard, part, strict=True):
+                unpack_parse(sources[position], packed)
 
 
-# A parsed file as it travels back from a worker: plain tuples unpickle about twice as fast as
-# the dataclasses they stand for.
-_Packed = tuple[str, str, bool, Any, list[tuple[str, int, int, int | None]], list[tuple[Any, ...]], str | None]
+# A file's parse as it travels back from a worker (the parent has its text): plain tuples
+# unpickle about twice as fast as the dataclasses they stand for.
+PackedDocument = tuple[int, Any, int, int, int, int, int, "int | None", int]
+PackedParse = tuple[list[tuple[str, int, int, "int | None"]], list[PackedDocument], Any]
 
 
-def _pack(source: SourceFile) -> _Packed:
+def pack_parse(source: SourceFile) -> PackedParse:
     problems = [(p.message, p.line, p.column, p.document) for p in source.problems]
     documents = [
         (
@@ -63,22 +73,15 @@ def _pack(source: SourceFile) -> _Packed:
         )
         for d in source.documents
     ]
-    return (source.path, source.text, source.is_json, source.template, problems, documents, source.read_error)
+    return problems, documents, source.template
 
 
-def _unpack(packed: _Packed) -> SourceFile:
-    path, text, is_json, template, problems, documents, read_error = packed
-    source = SourceFile(path, text, is_json, template=template, read_error=read_error)
+def unpack_parse(source: SourceFile, packed: PackedParse) -> None:
+    problems, documents, template = packed
+    source.parsed = True
+    source.template = template
     source.problems = [Problem(*problem) for problem in problems]
     source.documents = [
         Document(source, index, data, None, offset, first, last, chunk, start, end, line)
         for index, data, offset, first, last, chunk, start, end, line in documents
     ]
-    return source
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0

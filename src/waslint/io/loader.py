@@ -138,6 +138,16 @@ class Document:
             found = self._mentions[word] = word in self.text
         return found
 
+    def release_data(self) -> None:
+        """Keep only the value's apiVersion and kind (what reports ask of a document after its
+        checks) and no node tree: a streamed lint drops a checked file's values this way."""
+        data = self.data
+        if isinstance(data, dict):
+            self.data = {key: data[key] for key in ("apiVersion", "kind") if key in data}
+        else:
+            self.data = None
+        self.stored_node = None
+
     def locate(self, path: Path, *, key: bool = True) -> Span:
         """Span of the field at `path` (key and scalar value), or of its deepest existing parent."""
         root = self.node if self.node is not None else self.file.json_node()
@@ -198,6 +208,9 @@ class SourceFile:
     template: MaskedTemplate | None = None
     _mentions: dict[str, bool] | None = field(default=None, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
+    # False while a file read with parse=False waits for parse_text (a streamed lint parses
+    # most files only when their turn comes, then drops their values).
+    parsed: bool = True
 
     @property
     def parsed_text(self) -> str:
@@ -231,6 +244,14 @@ class SourceFile:
             if not self.is_json:
                 doc.stored_node = None
 
+    def release_values(self) -> None:
+        """Drop the documents' values and node trees once the file is checked (see release_data)."""
+        self.release_positions()
+        self._json_root = None
+        self._json_tried = False
+        for doc in self.documents:
+            doc.release_data()
+
     def json_node(self) -> yaml.Node | None:
         """Compose a JSON file with libyaml (JSON is YAML) to learn positions; once, on demand."""
         if not self._json_tried:
@@ -252,15 +273,16 @@ class SourceFile:
 # --------------------------------------------------------------------------- reading
 
 
-def read_source(path: str, stdin: Any = None) -> SourceFile:
-    """Read one file (or stdin for '-') and parse it; problems are recorded, never raised."""
+def read_source(path: str, stdin: Any = None, *, parse: bool = True) -> SourceFile:
+    """Read one file (or stdin for '-') and parse it (with `parse=False`, only decode it: see
+    parse_text); problems are recorded, never raised."""
     try:
         raw = read_bounded(path, MAX_FILE_BYTES, stdin)
     except TooLarge:
         return too_large(path)
     except InputError as err:
         return SourceFile(path=path, text="", read_error=str(err))
-    return parse_bytes(path, raw)
+    return parse_bytes(path, raw, parse=parse)
 
 
 def too_large(path: str) -> SourceFile:
@@ -270,12 +292,22 @@ def too_large(path: str) -> SourceFile:
     return source
 
 
-def parse_bytes(path: str, raw: bytes) -> SourceFile:
+def parse_bytes(path: str, raw: bytes, *, parse: bool = True) -> SourceFile:
     text, problem = decode(raw)
     source = SourceFile(path=path, text=text, is_json=path.endswith(".json"))
     if problem is not None:
         source.problems.append(problem)
-        return source
+    elif parse:
+        parse_text(source)
+    else:
+        source.parsed = False
+    return source
+
+
+def parse_text(source: SourceFile) -> None:
+    """Parse a decoded file's text into its documents (and problems)."""
+    source.parsed = True
+    path, text = source.path, source.text
     # The cyclic collector is paused while parsing: node trees and data are acyclic, and its
     # passes over a heap that grows with the file would make one big file superlinear.
     was_enabled = gc.isenabled()
@@ -290,7 +322,6 @@ def parse_bytes(path: str, raw: bytes) -> SourceFile:
     finally:
         if was_enabled:
             gc.enable()
-    return source
 
 
 def _parse_masked(source: SourceFile) -> bool:
@@ -694,13 +725,13 @@ def _child(node: yaml.Node, step: str | int) -> tuple[yaml.Node | None, yaml.Nod
     return None
 
 
-def load_all(paths: Iterable[str], stdin: Any = None) -> list[SourceFile]:
-    """Read every path. The cyclic garbage collector is paused meanwhile: the node trees are
-    acyclic and all kept, and re-scanning the growing heap would cost more than the parse."""
+def load_all(paths: Iterable[str], stdin: Any = None, *, parse: bool = True) -> list[SourceFile]:
+    """Read (and parse) every path. The cyclic garbage collector is paused meanwhile: the node
+    trees are acyclic and all kept, and re-scanning the growing heap would cost more than the parse."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return [read_source(path, stdin) for path in paths]
+        return [read_source(path, stdin, parse=parse) for path in paths]
     finally:
         if was_enabled:
             gc.enable()

@@ -14,24 +14,24 @@ from waslint.core.codes import matches
 from waslint.core.model import Severity, Span
 from waslint.core.parallel import can_fork, fork_map, split_evenly
 from waslint.findings import Finding
-from waslint.io.batch import load_files
+from waslint.io.batch import SHARDS_PER_JOB, PackedParse, pack_parse, parse_files, unpack_parse, worth_forking
 from waslint.io.config import Config
 from waslint.io.helm import shown
-from waslint.io.loader import SourceFile
+from waslint.io.loader import SourceFile, load_all, parse_text
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import Context, RuntimeInputs
 from waslint.lint.fixers.preview import declined_fixes
+from waslint.lint.lookups import RULE_LOOKUPS
 from waslint.lint.registry import Hit, Rule, get_rule, select_rules
 from waslint.lint.selection import plan_reading
 from waslint.lint.suppress import SuppressionSet
 from waslint.objects.index import ObjectIndex
-from waslint.objects.kobject import KObject
+from waslint.objects.kobject import KObject, objects_of
 
 if TYPE_CHECKING:
     from waslint.sources.gates import GatesFile
 
 PARSE_ERROR = "WAS001"
-MIN_PARALLEL_OBJECTS = 1000
 UNUSED_SUPPRESSION = "WAS000"
 
 
@@ -52,6 +52,9 @@ class LintOptions:
     gates: GatesFile | None = None
     runtime: RuntimeInputs = field(default_factory=RuntimeInputs)
     jobs: int = 1  # worker processes for parsing and per-object rules (--jobs)
+    # A streamed run: files left unparsed are checked one by one against an index of the files
+    # that may hold what cross-object rules look up (lint_paths reads this way).
+    stream: bool = False
 
     @classmethod
     def from_config(cls, config: Config) -> LintOptions:
@@ -96,20 +99,44 @@ def lint_paths(
     paths = list(paths)
     changed = _changed_files(changed_since, paths) if changed_since is not None else None
     plan, errors = plan_reading(paths, config.excludes, context, changed)
-    sources = load_files(plan.files, options.jobs, stdin)
+    sources = load_all(plan.files, stdin, parse=False)
     if errors:
         return LintResult([], []), errors
-    name_stdin(sources, options.stdin_filename)
     errors = [source.read_error for source in sources if source.read_error is not None]
     if errors:
         return LintResult([], sources), errors
-    # Everything loaded lives until the run ends: keep the collector from re-scanning it.
+    # Parse now what cross-object rules may look up (and stdin, before it takes its
+    # --stdin-filename: its JSON is told by content); the rest waits for its turn.
+    unparsed = [source for source in sources if not source.parsed]
+    stream = _may_stream(options)
+    indexed = [source for source in unparsed if not stream or source.path == "-" or RULE_LOOKUPS.may_hold(source.text)]
+    parse_files(indexed, options.jobs)
+    name_stdin(sources, options.stdin_filename)
+    # Everything loaded so far lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
-    result = lint_sources(sources, options, config, release_positions=True)
+    try:
+        result = lint_sources(sources, replace(options, stream=stream), config, release_positions=True)
+    except StreamMiss:
+        for position, source in enumerate(sources):
+            if source in unparsed and source not in indexed:
+                sources[position] = _parsed_again(source)
+        result = lint_sources(sources, options, config, release_positions=True)
     result.skipped = [f"{path}: {reason}" for path, reason in plan.skipped]
     if plan.reported is not None:
         result.findings = [finding for finding in result.findings if plan.reports(finding.path)]
     return result, errors
+
+
+def _may_stream(options: LintOptions) -> bool:
+    """Whether no selected rule reads the whole set in this run (see Rule.whole_set_with_snapshot)."""
+    rules = select_rules(options.select, options.ignore)
+    return not (options.snapshot_path and any(rule.whole_set_with_snapshot for rule in rules))
+
+
+def _parsed_again(source: SourceFile) -> SourceFile:
+    again = SourceFile(source.path, source.text, source.is_json)
+    parse_text(again)
+    return again
 
 
 def _changed_files(ref: str, paths: list[str]) -> set[str]:
@@ -175,29 +202,87 @@ def _lint_set(
     release: bool = False,
     declined: dict[int, str] | None = None,
 ) -> tuple[Context, list[Finding]]:
-    index = ObjectIndex.build(sources, options.namespace)
+    """Lint one set (one cluster). The parsed files are indexed and checked together; the files
+    a streamed run left unparsed hold nothing cross-object rules look up, so each is parsed,
+    checked on its own against that index and dropped (see lint/lookups.py)."""
+    declined = {} if declined is None else declined
+    kept = [source for source in sources if source.parsed]
+    streamed = [source for source in sources if not source.parsed]
+    index = ObjectIndex.build(kept, options.namespace, RULE_LOOKUPS if options.stream else None)
     ctx = Context(index, sources, options.target, options.namespace)
     prepare_context(ctx, options)
-    if options.jobs > 1 and len(index.objects) >= MIN_PARALLEL_OBJECTS and can_fork():
-        findings = _findings_in_workers(rules, ctx, options, internal, release)
-    else:
-        findings = locate_all(run_rules(rules, ctx, internal), options, release)
-    if any(rule.code == PARSE_ERROR for rule in rules):
-        findings.extend(parse_findings(sources, options))
-    findings = _drop_path_ignores(findings, config)
+    run = _SetRun(rules, ctx, options, config, release)
+    if options.jobs > 1 and worth_forking(streamed) and can_fork():
+        return ctx, _in_workers(run, kept, streamed, internal, declined)
+    findings = _check_kept(run, kept, internal, declined)
+    for source in streamed:
+        findings.extend(check_streamed(run, source, internal, declined))
+    return ctx, findings
+
+
+@dataclass
+class _SetRun:
+    """What the checks of one set share."""
+
+    rules: list[Rule]
+    ctx: Context
+    options: LintOptions
+    config: Config
+    release: bool
+
+    @property
+    def parse_errors(self) -> bool:
+        return any(rule.code == PARSE_ERROR for rule in self.rules)
+
+
+class StreamMiss(Exception):
+    """A file left unparsed held an object cross-object rules look up (its kind spelled with
+    escapes, so the text check missed it): the run starts again with every file parsed."""
+
+
+def _check_kept(run: _SetRun, kept: list[SourceFile], internal: list[str], declined: dict[int, str]) -> list[Finding]:
+    """The indexed files: per-object rules, set rules, then what every finding goes through."""
+    findings = locate_all(run_rules(run.rules, run.ctx, internal), run.options, run.release)
+    if run.parse_errors:
+        findings.extend(parse_findings(kept, run.options))
+    return _finish(run, findings, kept, run.ctx.index.objects, declined)
+
+
+def check_streamed(run: _SetRun, source: SourceFile, internal: list[str], declined: dict[int, str]) -> list[Finding]:
+    """Parse one file the index does not need, check its objects, then drop its values."""
+    parse_text(source)
+    objects = [obj for doc in source.documents for obj in objects_of(doc, run.options.namespace)]
+    lookups = run.ctx.index.lookups
+    if lookups is not None and any(lookups.wants(obj) for obj in objects):
+        raise StreamMiss(source.path)
+    findings = locate_all(run_object_rules(run.rules, run.ctx, objects, internal), run.options, run.release)
+    if run.parse_errors:
+        findings.extend(parse_findings([source], run.options))
+    findings = _finish(run, findings, [source], objects, declined)
+    source.release_values()
+    return findings
+
+
+def _finish(
+    run: _SetRun, findings: list[Finding], sources: list[SourceFile], objects: list[KObject], declined: dict[int, str]
+) -> list[Finding]:
+    """Per-path ignores, Helm template positions, inline suppressions and the fixes `fix` would
+    decline, for the findings of `sources` (whose objects are `objects`)."""
+    options = run.options
+    findings = _drop_path_ignores(findings, run.config)
     if any(source.template is not None for source in sources):
         findings = _template_findings(findings, sources)
     if options.inline_ignores:
-        findings = _apply_suppressions(findings, sources, index, rules, options)
-        if release:  # suppressions locate their annotations too
+        findings = _apply_suppressions(findings, sources, objects, run.rules, options)
+        if run.release:  # suppressions locate their annotations too
             for source in sources:
                 source.release_positions()
-    declined = {} if declined is None else declined
-    declined.update(declined_fixes(findings, index))
+    found = declined_fixes(findings, objects, run.ctx.index)
+    declined.update(found)
     for finding in findings:
-        if id(finding) in declined:
+        if id(finding) in found:
             finding.fixable = False  # `fix` would decline it: never promise a fix that is not written
-    return ctx, findings
+    return findings
 
 
 def _template_findings(findings: list[Finding], sources: list[SourceFile]) -> list[Finding]:
@@ -287,11 +372,6 @@ def run_set_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[
     return hits
 
 
-# A shard's findings as they travel back from a worker: the document they point into is named by
-# (file position, document position) and linked again in the parent.
-_Shipped = tuple[list[tuple[Finding, int, int]], list[str]]
-
-
 def locate_all(hits: list[Hit], options: LintOptions, release: bool) -> list[Finding]:
     """The findings of the hits, in order; with `release`, a file's node trees are dropped after
     its last hit is located, so at most a few files' trees are held at once."""
@@ -309,43 +389,86 @@ def locate_all(hits: list[Hit], options: LintOptions, release: bool) -> list[Fin
     return findings
 
 
-def _findings_in_workers(
-    rules: list[Rule], ctx: Context, options: LintOptions, internal: list[str], release: bool
+# A streamed file's outcome as it travels back from a worker: its parse (values released), its
+# findings (each with its document's position, -1 for none), and the fixes lint declines (by
+# finding position).
+_Outcome = tuple[int, PackedParse, list[tuple[Finding, int]], list[tuple[int, str]]]
+# What a shard returns: the findings (run in the parent) or the outcomes (in a worker), the
+# internal errors, and the path of a StreamMiss.
+_ShardResult = tuple[list[Finding] | None, list[_Outcome], list[str], str | None]
+
+
+def _in_workers(
+    run: _SetRun, kept: list[SourceFile], streamed: list[SourceFile], internal: list[str], declined: dict[int, str]
 ) -> list[Finding]:
-    """Per-object rules (and the positions of their findings) in forked workers, shards of the
-    object list in order; the set rules meanwhile in the parent. Same findings, same order as
-    the serial run."""
-    objects = ctx.index.objects
-    where = {id(doc): (f, d) for f, source in enumerate(ctx.files) for d, doc in enumerate(source.documents)}
-    weights = [len(obj.file.text) // max(len(obj.file.documents), 1) + 1 for obj in objects]
-    shards = split_evenly(weights, options.jobs * 4)  # the parent takes the last 4 itself
+    """The streamed files in forked workers (which inherit the index without copying it), shards
+    of the file list in order, while the parent checks the indexed files and takes the last
+    shards itself. Only findings travel back. Same findings as the serial run."""
+    parent = os.getpid()
+    shards = split_evenly([len(source.text) + 1 for source in streamed], run.options.jobs * SHARDS_PER_JOB)
 
-    def run_shard(shard: range) -> _Shipped:
+    def run_shard(shard: range) -> _ShardResult:
         errors: list[str] = []
-        hits = run_object_rules(rules, ctx, (objects[position] for position in shard), errors)
-        shipped = []
-        for finding in locate_all(hits, options, release):
-            file_position, doc_position = where.get(id(finding.doc), (-1, -1))
-            finding.doc = None
-            shipped.append((finding, file_position, doc_position))
-        return shipped, errors
+        in_parent = os.getpid() == parent
+        found: list[Finding] = []
+        outcomes: list[_Outcome] = []
+        try:
+            for position in shard:
+                source = streamed[position]
+                reasons: dict[int, str] = declined if in_parent else {}
+                findings = check_streamed(run, source, errors, reasons)
+                if in_parent:
+                    found.extend(findings)
+                else:
+                    outcomes.append(_outcome(position, source, findings, reasons))
+        except StreamMiss as miss:
+            return None, [], errors, str(miss)
+        return (found if in_parent else None), outcomes, errors, None
 
-    set_hits: list[Hit] = []
-    set_errors: list[str] = []
+    kept_findings: list[Finding] = []
+    kept_errors: list[str] = []
 
-    def set_rules() -> None:
-        set_hits.extend(run_set_rules(rules, ctx, set_errors))
+    def check_kept() -> None:
+        kept_findings.extend(_check_kept(run, kept, kept_errors, declined))
 
-    parts = fork_map(run_shard, shards, options.jobs, meanwhile=set_rules, in_parent=4)
-    findings: list[Finding] = []
-    for shipped, errors in parts:
+    parts = fork_map(run_shard, shards, run.options.jobs, meanwhile=check_kept, in_parent=SHARDS_PER_JOB)
+    findings = kept_findings
+    internal.extend(kept_errors)
+    for found, outcomes, errors, miss in parts:
+        if miss is not None:
+            raise StreamMiss(miss)
         internal.extend(errors)
-        for finding, file_position, doc_position in shipped:
-            if file_position >= 0:
-                finding.doc = ctx.files[file_position].documents[doc_position]
-            findings.append(finding)
-    internal.extend(set_errors)
-    findings.extend(locate_all(set_hits, options, release))
+        findings.extend(found or ())
+        for outcome in outcomes:
+            findings.extend(_arrived(outcome, streamed, declined))
+    return findings
+
+
+def _outcome(position: int, source: SourceFile, findings: list[Finding], reasons: dict[int, str]) -> _Outcome:
+    where = {id(doc): number for number, doc in enumerate(source.documents)}
+    shipped = []
+    declined = []
+    for number, finding in enumerate(findings):
+        if id(finding) in reasons:
+            declined.append((number, reasons[id(finding)]))
+        doc_position = where.get(id(finding.doc), -1)
+        finding.doc = None
+        shipped.append((finding, doc_position))
+    problems, documents, _ = pack_parse(source)
+    return position, (problems, documents, None), shipped, declined
+
+
+def _arrived(outcome: _Outcome, streamed: list[SourceFile], declined: dict[int, str]) -> list[Finding]:
+    position, parsed, shipped, reasons = outcome
+    source = streamed[position]
+    unpack_parse(source, parsed)
+    findings = []
+    for finding, doc_position in shipped:
+        if doc_position >= 0:
+            finding.doc = source.documents[doc_position]
+        findings.append(finding)
+    for number, reason in reasons:
+        declined[id(findings[number])] = reason
     return findings
 
 
@@ -448,7 +571,7 @@ def _drop_path_ignores(findings: list[Finding], config: Config) -> list[Finding]
 def _apply_suppressions(
     findings: list[Finding],
     sources: list[SourceFile],
-    index: ObjectIndex,
+    objects: list[KObject],
     rules: list[Rule],
     options: LintOptions,
 ) -> list[Finding]:
@@ -456,7 +579,7 @@ def _apply_suppressions(
     for source in sources:
         suppressions.add_file(source)
     objects_by_doc: dict[tuple[int, tuple[Any, ...]], KObject] = {}
-    for obj in index.objects:
+    for obj in objects:
         suppressions.add_object(obj)
         objects_by_doc[(id(obj.doc), obj.base_path)] = obj
     if not suppressions.by_file and not suppressions.by_object:

@@ -71,6 +71,9 @@ class Rule:
     kinds: ClassVar[frozenset[tuple[str, str]] | None] = frozenset()
     # Only objects whose document text contains this string are inspected (a cheap prefilter).
     text_trigger: ClassVar[str | None] = None
+    # With --snapshot the rule reads every object of the set (not only what lint/lookups.py
+    # declares), so such a run parses and keeps every file instead of streaming them.
+    whole_set_with_snapshot: ClassVar[bool] = False
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         return ()

@@ -1,19 +1,55 @@
-"""The set index: every object of one run, looked up by group/kind/namespace/name across files."""
+"""The set index: every object of one run, looked up by group/kind/namespace/name across files.
+
+A streamed lint indexes only the files that may hold what cross-object rules look up (`Lookups`)
+and checks every other file on its own; its index then refuses any other lookup, so a rule that
+starts reading a kind nobody declared fails loudly (an internal error) instead of silently
+missing the objects that were never indexed.
+"""
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from waslint.io.loader import SourceFile
 from waslint.objects.kobject import KObject, as_map, as_str, objects_of
 from waslint.objects.walks import PodTemplate, pod_templates
 
+MEMBER_WORD = "schedulingGroup"  # pod_group_members reads the objects that mention it
+
+
+@dataclass(frozen=True)
+class Lookups:
+    """What cross-object rules read from the set beyond the object they check: the objects of
+    `kinds` ((group, kind)), and any object whose text mentions one of `words`."""
+
+    kinds: frozenset[tuple[str, str]]
+    words: frozenset[str]
+
+    def may_hold(self, text: str) -> bool:
+        """Whether a file's text may hold such an object: a kind counts when its name and its
+        group (as written in apiVersion) both occur. Never False for a file that holds one,
+        unless a kind is spelled with escapes (the loader's check catches that: StreamMiss)."""
+        for word in self.words:
+            if word in text:
+                return True
+        return any(kind in text and (not group or group in text) for group, kind in self.kinds)
+
+    def wants(self, obj: KObject) -> bool:
+        return (obj.group, obj.kind) in self.kinds
+
+
+class UndeclaredLookup(LookupError):
+    """A rule asked a streamed run's index for a kind or word `Lookups` does not declare."""
+
 
 class ObjectIndex:
-    def __init__(self, objects: Iterable[KObject] = ()) -> None:
+    def __init__(self, objects: Iterable[KObject] = (), lookups: Lookups | None = None) -> None:
+        # None: the index holds the whole set and answers everything; else only `lookups`.
+        self.lookups = lookups
         self.objects: list[KObject] = []
         self._by_kind: dict[tuple[str, str], list[KObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str, str, str], list[KObject]] = defaultdict(list)
@@ -23,8 +59,8 @@ class ObjectIndex:
             self.add(obj)
 
     @classmethod
-    def build(cls, files: Iterable[SourceFile], default_namespace: str) -> ObjectIndex:
-        index = cls()
+    def build(cls, files: Iterable[SourceFile], default_namespace: str, lookups: Lookups | None = None) -> ObjectIndex:
+        index = cls(lookups=lookups)
         for source in files:
             for doc in source.documents:
                 for obj in objects_of(doc, default_namespace):
@@ -39,15 +75,33 @@ class ObjectIndex:
         if obj.name is not None:
             self._by_name[(obj.group, obj.kind, obj.namespace, obj.name)].append(obj)
 
+    def _declared(self, group: str, kind: str) -> None:
+        if self.lookups is not None and (group, kind) not in self.lookups.kinds:
+            raise UndeclaredLookup(f"a lookup of {group or 'core'}/{kind}, which lint/lookups.py does not declare")
+
     def of_kind(self, group: str, kind: str) -> list[KObject]:
+        self._declared(group, kind)
         return self._by_kind.get((group, kind), [])
 
     def get(self, group: str, kind: str, namespace: str, name: str) -> KObject | None:
+        self._declared(group, kind)
         found = self._by_name.get((group, kind, namespace, name))
         return found[0] if found else None
 
     def get_all(self, group: str, kind: str, namespace: str, name: str) -> list[KObject]:
+        self._declared(group, kind)
         return self._by_name.get((group, kind, namespace, name), [])
+
+    def mentioning(self, *words: str, kinds: Iterable[tuple[str, str]] | None = None) -> list[KObject]:
+        """The objects whose text mentions one of `words` (of `kinds`, when given, kind by kind), in
+        set order."""
+        undeclared = [word for word in words if self.lookups is not None and word not in self.lookups.words]
+        if undeclared:
+            raise UndeclaredLookup(
+                f"a lookup of objects mentioning {undeclared[0]!r}, which lint/lookups.py does not declare"
+            )
+        pool = self.objects if kinds is None else [obj for kind in kinds for obj in self._by_kind.get(kind, ())]
+        return [obj for obj in pool if any(obj.doc.mentions(word) for word in words)]
 
     def nearest(self, group: str, kind: str, namespace: str, name: str, near: KObject) -> KObject | None:
         """The object of that identity. When the set holds several (copies of an example in many
@@ -67,9 +121,11 @@ class ObjectIndex:
         return first if all(obj.data == first.data for obj in found[1:]) else None
 
     def has_kind_in_namespace(self, group: str, kind: str, namespace: str) -> bool:
+        self._declared(group, kind)
         return namespace in self._kind_namespaces.get((group, kind), ())
 
     def has_kind(self, group: str, kind: str) -> bool:
+        self._declared(group, kind)
         return bool(self._by_kind.get((group, kind)))
 
     def pod_group_members(self, namespace: str, pod_group: str) -> list[PodTemplate]:
@@ -79,9 +135,7 @@ class ObjectIndex:
     def _member_map(self) -> dict[tuple[str, str], list[PodTemplate]]:
         if self._members is None:
             members: dict[tuple[str, str], list[PodTemplate]] = defaultdict(list)
-            for obj in self.objects:
-                if not obj.doc.mentions("schedulingGroup"):
-                    continue
+            for obj in self.mentioning(MEMBER_WORD):
                 for template in pod_templates(obj):
                     group = as_str(as_map(template.spec.get("schedulingGroup")).get("podGroupName"))
                     if group is not None:

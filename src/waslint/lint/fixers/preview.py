@@ -4,6 +4,7 @@ does not edit) is reported as not fixable, with the reason `fix` gives."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from waslint.core.model import FixKind
@@ -17,8 +18,8 @@ from waslint.objects.kobject import KObject
 Owners = dict[tuple[int, tuple[Any, ...]], KObject]
 
 
-def owners_of(index: ObjectIndex) -> Owners:
-    return {(id(obj.doc), obj.base_path): obj for obj in index.objects}
+def owners_of(objects: Iterable[KObject]) -> Owners:
+    return {(id(obj.doc), obj.base_path): obj for obj in objects}
 
 
 def owner_of(finding: Finding, owners: Owners) -> KObject | None:
@@ -33,9 +34,10 @@ def owner_of(finding: Finding, owners: Owners) -> KObject | None:
     return owners.get((id(finding.doc), ()))
 
 
-def declined_fixes(findings: list[Finding], index: ObjectIndex) -> dict[int, str]:
-    """id(finding) -> why `fix` would decline its safe fix, for the findings marked fixable."""
-    owners = owners_of(index)
+def declined_fixes(findings: list[Finding], objects: Iterable[KObject], index: ObjectIndex) -> dict[int, str]:
+    """id(finding) -> why `fix` would decline its safe fix, for the findings marked fixable;
+    `objects`: the objects the findings may be about, `index`: the set the fixes look up."""
+    owners = owners_of(objects)
     targets: dict[Fixer, list[FixTarget]] = {}
     declined: dict[int, str] = {}
     line_breaks: dict[str, str | None] = {}

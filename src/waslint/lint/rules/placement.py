@@ -87,6 +87,7 @@ spec:
         resources: {limits: {nvidia.com/gpu: 8}}
 """
     kinds = frozenset()
+    whole_set_with_snapshot = True  # placement consumes the capacity every Pod of the set requests
 
     def check_set(self, ctx: Context) -> Iterable[Hit]:
         snapshot = ctx.snapshot

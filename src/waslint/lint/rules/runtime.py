@@ -5,7 +5,8 @@ server writes (creationTimestamp, deletionTimestamp, status), so a manifest in g
 Thresholds (config `runtime:`): `orphan-after` and `stuck-deletion-after`, in seconds or with a
 unit (`90s`, `30m`, `2h`, `1d`); both default to one hour. A rule that needs the Pods (or the
 PodGroups) of the cluster stays silent when they were not read: in a live audit, when the list was
-refused or limited to other namespaces; in files, when the set holds no object of that kind.
+refused or limited to other namespaces; in files, when the set holds no object of that kind
+(for Pods: no stored Pod, one with a creationTimestamp; Pod manifests say nothing of what runs).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import Any
 
 from waslint.core.model import Severity
 from waslint.lint.context import Context
+from waslint.lint.lookups import STORED_WORD
 from waslint.lint.registry import Hit, Rule, register
+from waslint.objects.index import MEMBER_WORD
 from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
 
 PODGROUP = (SCHEDULING, "PodGroup")
@@ -65,13 +68,26 @@ def listed(ctx: Context, group: str, kind: str, namespace: str) -> bool:
     if live is not None:
         scope = live.get((group, kind))
         return scope is not None and (scope == "*" or namespace in scope)
+    if (group, kind) == POD:  # a Pod manifest in git says nothing of the Pods a cluster runs
+        return bool(stored_pods(ctx))
     return ctx.index.has_kind(group, kind)
+
+
+def stored_pods(ctx: Context) -> list[KObject]:
+    """The Pods of the set that the API server wrote (a dump, a snapshot): they have a
+    metadata.creationTimestamp."""
+
+    def build(context: Context) -> list[KObject]:
+        pods = context.index.mentioning(STORED_WORD, kinds=[POD])
+        return [pod for pod in pods if pod.metadata.get(STORED_WORD) is not None]
+
+    return ctx.derive("runtime-stored-pods", build)
 
 
 def members(ctx: Context, namespace: str, pod_group: str) -> list[KObject]:
     def build(context: Context) -> dict[tuple[str, str], list[KObject]]:
         found: dict[tuple[str, str], list[KObject]] = {}
-        for pod in context.index.of_kind(*POD):
+        for pod in context.index.mentioning(MEMBER_WORD, kinds=[POD]):
             name = as_str(dig(pod.data, "spec", "schedulingGroup", "podGroupName"))
             if name is not None:
                 found.setdefault((pod.namespace, name), []).append(pod)
@@ -101,7 +117,7 @@ class OrphanPodGroup(Rule):
         "For every stored `scheduling.k8s.io` PodGroup (it has a `metadata.creationTimestamp`) that is not"
         " being deleted: fires when it has no `metadata.ownerReferences`, no Pod of its namespace names it in"
         " `spec.schedulingGroup.podGroupName`, and it is older than `runtime: orphan-after` (default 1h)."
-        " Silent when the Pods of that namespace were not read."
+        " Silent when the Pods of that namespace were not read (in files: the set holds no stored Pod)."
     )
     why = (
         "Nothing will ever schedule into it or garbage-collect it: the Job or operator that made it is gone,"
@@ -244,7 +260,7 @@ class DegradedGang(Rule):
         "For every stored PodGroup whose scheduling condition (`PodGroupInitiallyScheduled`, 1.36"
         " `PodGroupScheduled`) is `True` and whose policy is `gang`: fires when fewer of the Pods that name it"
         " in `spec.schedulingGroup.podGroupName` are `Running` than `gang.minCount`. Silent when the Pods of"
-        " that namespace were not read."
+        " that namespace were not read (in files: the set holds no stored Pod)."
     )
     why = (
         "Gang scheduling guarantees all-or-nothing at admission only. `PodGroupInitiallyScheduled` stays True"

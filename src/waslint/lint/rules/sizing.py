@@ -18,6 +18,7 @@ from typing import Any
 
 from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
+from waslint.lint.lookups import THIRD_PARTY_MEMBER_WORD
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.index import distinct_members
 from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
@@ -768,7 +769,7 @@ spec:
     def check_set(self, ctx: Context) -> Iterable[Hit]:
         index = ctx.index
         for kind in sorted(KAI_MIN_MEMBER_KINDS):
-            for obj in index.of_kind(*kind):
+            for obj in index.mentioning(KAI_MIN_MEMBER, kinds=[kind]):
                 yield from self._annotated(obj)
         for obj in index.of_kind(*VOLCANO_JOB):
             yield from self._volcano_job(obj)
@@ -940,9 +941,7 @@ def _third_party_members(ctx: Context) -> dict[tuple[str, str, str], list[PodTem
     """(family, namespace, group) -> member pod templates of KAI/Volcano/coscheduling groups."""
     members: dict[tuple[str, str, str], list[PodTemplate]] = defaultdict(list)
     for kind in sorted(POD_TEMPLATE_KINDS):
-        for obj in ctx.index.of_kind(*kind):
-            if not obj.doc.mentions("group-name") and not obj.doc.mentions(COSCHEDULING_LABEL):
-                continue
+        for obj in ctx.index.mentioning(THIRD_PARTY_MEMBER_WORD, COSCHEDULING_LABEL, kinds=[kind]):
             for template in pod_templates(obj):
                 annotations, labels = template.annotations, template.labels
                 kai = as_str(annotations.get(KAI_GROUP_ANNOTATION))
