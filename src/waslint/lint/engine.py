@@ -117,9 +117,8 @@ def lint_paths(
     try:
         result = lint_sources(sources, replace(options, stream=stream), config, release_positions=True)
     except StreamMiss:
-        for position, source in enumerate(sources):
-            if source in unparsed and source not in indexed:
-                sources[position] = _parsed_again(source)
+        dropped = {id(source) for source in unparsed} - {id(source) for source in indexed}
+        sources = [_parsed_again(source) if id(source) in dropped else source for source in sources]
         result = lint_sources(sources, options, config, release_positions=True)
     result.skipped = [f"{path}: {reason}" for path, reason in plan.skipped]
     if plan.reported is not None:
