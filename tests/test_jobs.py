@@ -58,3 +58,45 @@ def test_split_evenly_keeps_order_and_balances() -> None:
     assert [position for shard in shards for position in shard] == list(range(8))
     assert all(len(shard) > 0 for shard in shards) and len(shards) <= 3
     assert split_evenly([], 4) == []
+
+
+def test_fork_map_keeps_item_order_while_the_parent_and_workers_share_the_queue() -> None:
+    import os
+    import time
+
+    from waslint.core.parallel import can_fork, fork_map
+
+    if not can_fork():
+        pytest.skip("no fork here")
+    parent = os.getpid()
+    ran: list[str] = []
+
+    def task(number: int) -> tuple[int, bool]:
+        if number == 0:
+            time.sleep(0.2)  # a slow first item: the others are taken meanwhile
+        return number * number, os.getpid() == parent
+
+    results = fork_map(task, list(range(12)), 2, meanwhile=lambda: ran.append("meanwhile"))
+    assert [value for value, _ in results] == [number * number for number in range(12)]
+    assert ran == ["meanwhile"]
+    assert {in_parent for _, in_parent in results} == {True, False}  # both took items
+
+
+def test_a_failing_worker_is_an_error_naming_its_traceback() -> None:
+    import os
+    import time
+
+    from waslint.core.parallel import WorkerError, can_fork, fork_map
+
+    if not can_fork():
+        pytest.skip("no fork here")
+    parent = os.getpid()
+
+    def task(number: int) -> int:
+        if os.getpid() != parent:
+            raise ValueError(f"item {number} broke")
+        time.sleep(0.05)  # leave items for the worker
+        return number
+
+    with pytest.raises(WorkerError, match="ValueError: item"):
+        fork_map(task, list(range(40)), 2)

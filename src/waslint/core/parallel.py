@@ -1,21 +1,28 @@
 """`--jobs N`: run a task over items in forked worker processes, results in item order.
 
 Workers are forked, so they inherit everything the parent holds (the parsed set, the index, the
-rules) without copying it through a pipe: only each task's result travels back, pickled. Where
-`fork` is not available the caller runs serially (the output is the same either way).
+rules) without copying it through a pipe: only each task's result travels back, pickled. The
+parent and `jobs - 1` workers take items in turn from one queue (a pipe of item numbers: a read
+of a few bytes from a pipe is atomic), so a slow item or the parent's own `meanwhile` work never
+leaves a core idle. Where `fork` is not available the caller runs serially (the output is the
+same either way).
 """
 
 from __future__ import annotations
 
 import os
+import pickle
+import struct
+import sys
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-_TASK: Callable[[Any], Any] | None = None
-_ITEMS: Sequence[Any] = ()
+_NUMBER = struct.Struct("=I")
+_MAX_QUEUED = 4096  # item numbers in the queue pipe: 16 KB, well under a pipe's buffer
 
 
 def default_jobs() -> int:
@@ -27,14 +34,11 @@ def default_jobs() -> int:
 
 
 def can_fork() -> bool:
-    import multiprocessing  # only runs that may fork pay for it
-
-    return "fork" in multiprocessing.get_all_start_methods()
+    return hasattr(os, "fork") and sys.platform != "win32"
 
 
-def _call(position: int) -> Any:
-    assert _TASK is not None
-    return _TASK(_ITEMS[position])
+class WorkerError(RuntimeError):
+    """A worker process failed: its traceback, or how it ended."""
 
 
 def fork_map(
@@ -42,30 +46,87 @@ def fork_map(
     items: Sequence[T],
     jobs: int,
     meanwhile: Callable[[], None] | None = None,
-    in_parent: int = 0,
 ) -> list[R]:
-    """[task(item) for item in items] in forked workers; `meanwhile` runs in the parent while they
-    work. With `in_parent` > 0 the parent takes the last `in_parent` items itself (their results
-    need no pickling) and `jobs - 1` workers take the rest. Items are inherited by the fork,
-    never pickled."""
-    global _TASK, _ITEMS
-    in_parent = min(in_parent, len(items) - 1) if jobs > 1 else 0
-    shipped = items[: len(items) - in_parent] if in_parent > 0 else items
-    workers = jobs - 1 if in_parent > 0 else jobs
-    _TASK, _ITEMS = task, shipped
+    """[task(item) for item in items], shared by the parent and `jobs - 1` forked workers that
+    take items from one queue; `meanwhile` runs in the parent first. The items an item's task
+    returns in the parent are not pickled (a task may tell by os.getpid())."""
+    if jobs <= 1 or len(items) <= 1 or len(items) > _MAX_QUEUED:
+        if meanwhile is not None:
+            meanwhile()
+        return [task(item) for item in items]
+    queue_read, queue_write = os.pipe()
+    os.write(queue_write, b"".join(_NUMBER.pack(number) for number in range(len(items))))
+    os.close(queue_write)  # an empty queue then reads as the end
+    workers = [_start_worker(task, items, queue_read) for _ in range(min(jobs, len(items)) - 1)]
     try:
-        import multiprocessing
-
-        context = multiprocessing.get_context("fork")
-        with context.Pool(max(1, min(workers, len(shipped)))) as pool:
-            pending = pool.map_async(_call, range(len(shipped)), chunksize=1)
-            local = [task(item) for item in items[len(shipped) :]]
-            if meanwhile is not None:
-                meanwhile()
-            results: list[R] = pending.get()
-        return results + local
+        if meanwhile is not None:
+            meanwhile()
+        results: dict[int, Any] = _take_items(task, items, queue_read)
+        while workers:
+            pid, result_read = workers.pop(0)
+            results.update(_collect(pid, result_read))
+    except BaseException:
+        _stop(workers)
+        raise
     finally:
-        _TASK, _ITEMS = None, ()
+        os.close(queue_read)
+    return [results[number] for number in range(len(items))]
+
+
+def _stop(workers: list[tuple[int, int]]) -> None:
+    """The parent failed: end the workers it will not collect."""
+    import signal
+
+    for pid, result_read in workers:
+        os.close(result_read)
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+
+
+def _take_items(task: Callable[[T], R], items: Sequence[T], queue: int) -> dict[int, R]:
+    done: dict[int, R] = {}
+    while True:
+        taken = os.read(queue, _NUMBER.size)
+        if len(taken) < _NUMBER.size:
+            return done
+        number = _NUMBER.unpack(taken)[0]
+        done[number] = task(items[number])
+
+
+def _start_worker(task: Callable[[T], R], items: Sequence[T], queue: int) -> tuple[int, int]:
+    result_read, result_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: take items, send the results, leave without running exit handlers
+        status = 0
+        try:
+            os.close(result_read)
+            payload = pickle.dumps((True, _take_items(task, items, queue)), pickle.HIGHEST_PROTOCOL)
+        except BaseException:
+            payload = pickle.dumps((False, traceback.format_exc()), pickle.HIGHEST_PROTOCOL)
+            status = 1
+        try:
+            with os.fdopen(result_write, "wb") as out:
+                out.write(payload)
+        finally:
+            os._exit(status)
+    os.close(result_write)
+    return pid, result_read
+
+
+def _collect(pid: int, result_read: int) -> dict[int, Any]:
+    with os.fdopen(result_read, "rb") as source:
+        payload = source.read()
+    _, status = os.waitpid(pid, 0)
+    if not payload:
+        raise WorkerError(f"a --jobs worker ended without a result (wait status {status})")
+    ok, value = pickle.loads(payload)
+    if not ok:
+        raise WorkerError(f"a --jobs worker failed:\n{value}")
+    results: dict[int, Any] = value
+    return results
 
 
 def split_evenly(weights: Sequence[int], parts: int) -> list[range]:

@@ -13,7 +13,7 @@ from waslint.io.loader import Document, Problem, SourceFile, parse_text
 
 MIN_PARALLEL_FILES = 32
 MIN_PARALLEL_BYTES = 512 * 1024
-SHARDS_PER_JOB = 4
+SHARDS_PER_JOB = 8  # shards per worker: small enough to even out the workers' loads
 
 
 def worth_forking(sources: Sequence[SourceFile]) -> bool:
@@ -40,8 +40,7 @@ def parse_files(sources: Sequence[SourceFile], jobs: int) -> None:
     was_enabled = gc.isenabled()
     gc.disable()  # unpickling the shards builds many acyclic objects, all kept
     try:
-        # The parent parses its own share meanwhile: those files need no pickling.
-        parts = fork_map(parse_shard, shards, jobs, in_parent=SHARDS_PER_JOB)
+        parts = fork_map(parse_shard, shards, jobs)  # the shards the parent takes need no pickling
     finally:
         if was_enabled:
             gc.enable()

@@ -430,7 +430,7 @@ def _in_workers(
     def check_kept() -> None:
         kept_findings.extend(_check_kept(run, kept, kept_errors, declined))
 
-    parts = fork_map(run_shard, shards, run.options.jobs, meanwhile=check_kept, in_parent=SHARDS_PER_JOB)
+    parts = fork_map(run_shard, shards, run.options.jobs, meanwhile=check_kept)
     findings = kept_findings
     internal.extend(kept_errors)
     for found, outcomes, errors, miss in parts:

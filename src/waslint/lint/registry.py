@@ -148,18 +148,22 @@ def register(cls: type[Rule]) -> type[Rule]:
     return cls
 
 
-def all_rules() -> list[Rule]:
+def _load_rules() -> None:
     global _loaded
     if not _loaded:
         for module in RULE_MODULES:
             importlib.import_module(module)
         _loaded = True
+
+
+def all_rules() -> list[Rule]:
+    _load_rules()
     return sorted(_REGISTRY.values(), key=lambda rule: rule.code)
 
 
 def get_rule(code: str) -> Rule | None:
     """The rule with this code, or with this name (`api-version-not-served`)."""
-    all_rules()
+    _load_rules()
     found = _REGISTRY.get(code.strip().upper())
     if found is None:
         name = code.strip().lower()

@@ -12,6 +12,7 @@ import os
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from waslint.io.loader import SourceFile
@@ -36,7 +37,20 @@ class Lookups:
         for word in self.words:
             if word in text:
                 return True
-        return any(kind in text and (not group or group in text) for group, kind in self.kinds)
+        for domain, kinds in self._kinds_by_domain:
+            if domain in text:  # one scan for all the groups under a domain (k8s.io, ...)
+                for group, kind in kinds:
+                    if kind in text and (not group or group in text):
+                        return True
+        return False
+
+    @cached_property
+    def _kinds_by_domain(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        by_domain: dict[str, list[tuple[str, str]]] = {}
+        for group, kind in sorted(self.kinds):
+            domain = ".".join(group.split(".")[-2:])  # "" for the core group: always present
+            by_domain.setdefault(domain, []).append((group, kind))
+        return sorted(by_domain.items())
 
     def wants(self, obj: KObject) -> bool:
         return (obj.group, obj.kind) in self.kinds
