@@ -547,8 +547,7 @@ def test_parsed_files_from_workers_keep_read_errors_and_document_spans(
         return real(path, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(loader, "read_bounded", refuse_one)
-    sources = loader.load_all(paths, parse=False)
-    batch.parse_files([source for source in sources if not source.parsed], jobs=2)
+    sources = batch.read_files(paths, jobs=2)
     assert [source.read_error for source in sources][-1] == f"{paths[-1]}: cannot read: Permission denied"
     serial = loader.parse_bytes(paths[0], text.encode())
     for source in sources[:-1]:

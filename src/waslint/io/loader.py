@@ -211,6 +211,7 @@ class SourceFile:
     # False while a file read with parse=False waits for parse_text (a streamed lint parses
     # most files only when their turn comes, then drops their values).
     parsed: bool = True
+    values_released: bool = False  # its documents hold only apiVersion and kind (release_values)
 
     @property
     def parsed_text(self) -> str:
@@ -247,6 +248,7 @@ class SourceFile:
     def release_values(self) -> None:
         """Drop the documents' values and node trees once the file is checked (see release_data)."""
         self.release_positions()
+        self.values_released = True
         self._json_root = None
         self._json_tried = False
         for doc in self.documents:

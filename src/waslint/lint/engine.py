@@ -14,10 +14,10 @@ from waslint.core.codes import matches
 from waslint.core.model import Severity, Span
 from waslint.core.parallel import can_fork, fork_map, split_evenly
 from waslint.findings import Finding
-from waslint.io.batch import SHARDS_PER_JOB, PackedParse, pack_parse, parse_files, unpack_parse, worth_forking
+from waslint.io.batch import SHARDS_PER_JOB, PackedParse, pack_parse, read_files, unpack_parse, worth_forking
 from waslint.io.config import Config
 from waslint.io.helm import shown
-from waslint.io.loader import SourceFile, load_all, parse_text
+from waslint.io.loader import SourceFile, parse_text
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import Context, RuntimeInputs
 from waslint.lint.fixers.preview import declined_fixes
@@ -99,26 +99,28 @@ def lint_paths(
     paths = list(paths)
     changed = _changed_files(changed_since, paths) if changed_since is not None else None
     plan, errors = plan_reading(paths, config.excludes, context, changed)
-    sources = load_all(plan.files, stdin, parse=False)
+    stream = _may_stream(options)
+
+    def parse_now(source: SourceFile) -> bool:
+        # What cross-object rules may look up, and stdin (before it takes its --stdin-filename:
+        # its JSON is told by content); the other files wait for their turn (lint_sources).
+        return not stream or source.path == "-" or RULE_LOOKUPS.may_hold(source.text)
+
+    sources = read_files(plan.files, options.jobs, stdin, parse_now)
     if errors:
         return LintResult([], []), errors
     errors = [source.read_error for source in sources if source.read_error is not None]
     if errors:
         return LintResult([], sources), errors
-    # Parse now what cross-object rules may look up (and stdin, before it takes its
-    # --stdin-filename: its JSON is told by content); the rest waits for its turn.
-    unparsed = [source for source in sources if not source.parsed]
-    stream = _may_stream(options)
-    indexed = [source for source in unparsed if not stream or source.path == "-" or RULE_LOOKUPS.may_hold(source.text)]
-    parse_files(indexed, options.jobs)
     name_stdin(sources, options.stdin_filename)
     # Everything loaded so far lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
     try:
         result = lint_sources(sources, replace(options, stream=stream), config, release_positions=True)
     except StreamMiss:
-        dropped = {id(source) for source in unparsed} - {id(source) for source in indexed}
-        sources = [_parsed_again(source) if id(source) in dropped else source for source in sources]
+        sources = [
+            source if source.parsed and not source.values_released else _parsed_again(source) for source in sources
+        ]
         result = lint_sources(sources, options, config, release_positions=True)
     result.skipped = [f"{path}: {reason}" for path, reason in plan.skipped]
     if plan.reported is not None:
@@ -130,6 +132,10 @@ def _may_stream(options: LintOptions) -> bool:
     """Whether no selected rule reads the whole set in this run (see Rule.whole_set_with_snapshot)."""
     rules = select_rules(options.select, options.ignore)
     return not (options.snapshot_path and any(rule.whole_set_with_snapshot for rule in rules))
+
+
+def _streamed(source: SourceFile) -> bool:
+    return not source.parsed or source.values_released
 
 
 def _parsed_again(source: SourceFile) -> SourceFile:
@@ -461,6 +467,7 @@ def _arrived(outcome: _Outcome, streamed: list[SourceFile], declined: dict[int, 
     position, parsed, shipped, reasons = outcome
     source = streamed[position]
     unpack_parse(source, parsed)
+    source.values_released = True
     findings = []
     for finding, doc_position in shipped:
         if doc_position >= 0:
