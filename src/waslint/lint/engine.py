@@ -112,6 +112,9 @@ def lint_paths(
     errors = [source.read_error for source in sources if source.read_error is not None]
     if errors:
         return LintResult([], sources), errors
+    if plan.reported is not None:  # --lookup, --changed-since: a file that is neither reported
+        # nor looked up (left unparsed) has nothing to give the run
+        sources = [source for source in sources if source.parsed or plan.reports(source.path)]
     name_stdin(sources, options.stdin_filename)
     # Everything loaded so far lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
