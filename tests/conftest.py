@@ -15,7 +15,8 @@ from waslint.findings import Finding
 from waslint.io.config import Config
 from waslint.io.loader import parse_bytes
 from waslint.knowledge.releases import parse_release
-from waslint.lint.engine import LintOptions, LintResult, lint_paths, lint_sources
+from waslint.lint.engine import LintResult, lint_paths, lint_sources
+from waslint.lint.options import LintOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

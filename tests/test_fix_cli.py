@@ -16,7 +16,7 @@ from conftest import ROOT, run_cli
 from waslint.fix import edits as edits_module
 from waslint.fix.command import FixRequest, run
 from waslint.fix.run import FixOptions
-from waslint.lint.engine import LintOptions
+from waslint.lint.options import LintOptions
 
 V1ALPHA2 = """\
 # training gang

@@ -23,7 +23,7 @@ from test_fix_support import (
 
 from conftest import FIXTURES, lint_path
 from waslint.fix.run import FixOptions, FixResult, fix_paths
-from waslint.lint.engine import LintOptions
+from waslint.lint.options import LintOptions
 
 CASES = sorted(p for p in (FIXTURES / "fix").iterdir() if p.is_dir())
 REGEN = bool(os.environ.get("WASLINT_REGEN"))

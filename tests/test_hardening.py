@@ -457,7 +457,8 @@ class _CountingText(str):
 
 def test_prefilters_scan_the_file_once_per_word_not_once_per_object() -> None:
     from waslint.io.loader import parse_bytes
-    from waslint.lint.engine import LintOptions, lint_sources
+    from waslint.lint.engine import lint_sources
+    from waslint.lint.options import LintOptions
 
     documents = 300
     text = "---\n".join(OLD.replace("name: training", f"name: w{n}") for n in range(documents))
@@ -471,7 +472,8 @@ def test_prefilters_scan_the_file_once_per_word_not_once_per_object() -> None:
 
 def test_a_finding_composes_only_its_own_document() -> None:
     from waslint.io.loader import parse_bytes
-    from waslint.lint.engine import LintOptions, lint_sources
+    from waslint.lint.engine import lint_sources
+    from waslint.lint.options import LintOptions
 
     text = "---\n".join([GOOD.read_text()] * 50 + [OLD])
     source = parse_bytes("many.yaml", text.encode())

@@ -16,7 +16,8 @@ from waslint.knowledge.releases import default_target, fix_target, parse_release
 if TYPE_CHECKING:
     from waslint.io.config import Config
     from waslint.knowledge.releases import Release
-    from waslint.lint.engine import LintOptions, LintResult
+    from waslint.lint.engine import LintResult
+    from waslint.lint.options import LintOptions
 
 app = typer.Typer(
     name="waslint",
@@ -129,7 +130,7 @@ def load_settings(
     """The config file (already found: see config_groups), then command-line flags on top.
     Invalid values end the run with status 2."""
     from waslint.io.config import ConfigError, check_codes, check_fail_on, check_target_version, load_config
-    from waslint.lint.engine import LintOptions
+    from waslint.lint.options import LintOptions
     from waslint.lint.registry import all_rules
 
     known = [rule.code for rule in all_rules()]

@@ -19,7 +19,8 @@ from waslint.io.loader import parse_bytes
 from waslint.knowledge.lifecycle import api_lifecycle, preferred_entry
 from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text
 from waslint.lint.context import RuntimeInputs
-from waslint.lint.engine import LintOptions, LintResult, lint_sources
+from waslint.lint.engine import LintResult, lint_sources
+from waslint.lint.options import LintOptions
 from waslint.objects.kobject import SCHEDULING, split_api_version
 from waslint.sources.cluster.connection import Connection
 from waslint.sources.cluster.discovery import Discovery, discover

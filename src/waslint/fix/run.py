@@ -34,12 +34,13 @@ from waslint.io.helm import PLACEHOLDER
 from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes, too_large
 from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
-from waslint.lint.engine import LintOptions, LintResult, lint_sources
+from waslint.lint.engine import LintResult, lint_sources
 from waslint.lint.fixers.checks import decline_invalid, line_break_problem
 from waslint.lint.fixers.ops import Op, apply_to_data
 from waslint.lint.fixers.plan import NewDocument, Plan, Unit
 from waslint.lint.fixers.preview import owner_of, owners_of
 from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, all_fixers, fixer_for
+from waslint.lint.options import LintOptions
 from waslint.lint.registry import all_rules
 from waslint.objects.kobject import KObject
 

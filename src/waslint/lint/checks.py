@@ -1,0 +1,312 @@
+"""The checks of a set of files: rules -> hits -> findings, located, filtered by per-path ignores,
+Helm template positions and inline suppressions, and marked with the fixes `fix` would decline."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from waslint.core.codes import matches
+from waslint.core.model import Span
+from waslint.findings import Finding
+from waslint.io.config import Config
+from waslint.io.helm import shown
+from waslint.io.loader import SourceFile
+from waslint.lint.context import Context
+from waslint.lint.fixers.preview import declined_fixes
+from waslint.lint.options import LintOptions
+from waslint.lint.registry import Hit, Rule, get_rule
+from waslint.lint.suppress import SuppressionSet
+from waslint.objects.kobject import KObject
+
+PARSE_ERROR = "WAS001"
+UNUSED_SUPPRESSION = "WAS000"
+
+
+@dataclass
+class SetRun:
+    """What the checks of one set share."""
+
+    rules: list[Rule]
+    ctx: Context
+    options: LintOptions
+    config: Config
+    release: bool
+
+    @property
+    def parse_errors(self) -> bool:
+        return any(rule.code == PARSE_ERROR for rule in self.rules)
+
+
+def check_kept(run: SetRun, kept: list[SourceFile], internal: list[str], declined: dict[int, str]) -> list[Finding]:
+    """The indexed files: per-object rules, set rules, then what every finding goes through."""
+    findings = locate_all(run_rules(run.rules, run.ctx, internal), run.options, run.release)
+    if run.parse_errors:
+        findings.extend(parse_findings(kept, run.options))
+    return finish(run, findings, kept, run.ctx.index.objects, declined)
+
+
+def finish(
+    run: SetRun, findings: list[Finding], sources: list[SourceFile], objects: list[KObject], declined: dict[int, str]
+) -> list[Finding]:
+    """Per-path ignores, Helm template positions, inline suppressions and the fixes `fix` would
+    decline, for the findings of `sources` (whose objects are `objects`)."""
+    options = run.options
+    findings = _drop_path_ignores(findings, run.config)
+    if any(source.template is not None for source in sources):
+        findings = _template_findings(findings, sources)
+    if options.inline_ignores:
+        findings = _apply_suppressions(findings, sources, objects, run.rules, options)
+        if run.release:  # suppressions locate their annotations too
+            for source in sources:
+                source.release_positions()
+    found = declined_fixes(findings, objects, run.ctx.index)
+    declined.update(found)
+    for finding in findings:
+        if id(finding) in found:
+            finding.fixable = False  # `fix` would decline it: never promise a fix that is not written
+    return findings
+
+
+def _template_findings(findings: list[Finding], sources: list[SourceFile]) -> list[Finding]:
+    """In Helm templates: drop the findings that point at a template action (its value is only
+    known once rendered) and show masked values as `{{…}}` in the others."""
+    templates = {source.path: source.template for source in sources if source.template is not None}
+    kept = []
+    for finding in findings:
+        template = templates.get(finding.path)
+        if template is None:
+            kept.append(finding)
+            continue
+        span = finding.span
+        start = template.offset(span.line, span.column)
+        end = template.offset(span.end_line, span.end_column) if span.end_line == span.line else start + 1
+        if template.touches(start, end):
+            continue
+        finding.message = shown(finding.message)
+        if finding.object_id is not None and finding.object_id.name is not None:
+            finding.object_id = replace(finding.object_id, name=shown(finding.object_id.name))
+        kept.append(finding)
+    return kept
+
+
+def run_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]:
+    return run_object_rules(rules, ctx, ctx.index.objects, internal) + run_set_rules(rules, ctx, internal)
+
+
+def run_object_rules(rules: list[Rule], ctx: Context, objects: Iterable[KObject], internal: list[str]) -> list[Hit]:
+    by_kind: dict[tuple[str, str], list[Rule]] = defaultdict(list)
+    every_object: list[Rule] = []
+    for rule in rules:
+        if rule.kinds is None:
+            every_object.append(rule)
+        else:
+            for kind in rule.kinds:
+                by_kind[kind].append(rule)
+    hits: list[Hit] = []
+    for obj in objects:
+        for rule in by_kind.get((obj.group, obj.kind), ()):
+            _run_object_rule(rule, obj, ctx, hits, internal)
+        for rule in every_object:
+            _run_object_rule(rule, obj, ctx, hits, internal)
+    return hits
+
+
+def run_set_rules(rules: list[Rule], ctx: Context, internal: list[str]) -> list[Hit]:
+    hits: list[Hit] = []
+    for rule in rules:
+        if rule.is_set_rule:
+            try:
+                hits.extend(rule.check_set(ctx))
+            except Exception as err:  # a rule bug must not lose the other findings
+                internal.append(_internal_error(rule, None, err))
+    return hits
+
+
+def locate_all(hits: list[Hit], options: LintOptions, release: bool) -> list[Finding]:
+    """The findings of the hits, in order; with `release`, a file's node trees are dropped after
+    its last hit is located, so at most a few files' trees are held at once."""
+    if not release:
+        return [to_finding(hit, options) for hit in hits]
+    last: dict[int, int] = {}
+    for position, hit in enumerate(hits):
+        if hit.obj is not None:
+            last[id(hit.obj.file)] = position
+    findings = []
+    for position, hit in enumerate(hits):
+        findings.append(to_finding(hit, options))
+        if hit.obj is not None and last[id(hit.obj.file)] == position:
+            hit.obj.file.release_positions()
+    return findings
+
+
+def _run_object_rule(rule: Rule, obj: KObject, ctx: Context, hits: list[Hit], internal: list[str]) -> None:
+    if rule.text_trigger is not None and not obj.doc.mentions(rule.text_trigger):
+        return
+    try:
+        hits.extend(rule.check(obj, ctx))
+    except Exception as err:  # a rule bug must not lose the other findings
+        internal.append(_internal_error(rule, obj, err))
+
+
+def _internal_error(rule: Rule, obj: KObject | None, err: Exception) -> str:
+    where = f" on {obj} in {obj.file.path}" if obj is not None else ""
+    detail = "".join(traceback.format_exception_only(type(err), err)).strip()
+    if os.environ.get("WASLINT_DEBUG"):
+        traceback.print_exc()
+    return f"internal error in {rule.code}{where}: {detail} (please report this bug)"
+
+
+def to_finding(hit: Hit, options: LintOptions) -> Finding:
+    rule = hit.rule
+    severity = options.severity.get(rule.code) or hit.severity or rule.severity
+    obj = hit.obj
+    # A hit may decline the rule's fix for itself, never claim one the rule does not have.
+    fixable = rule.fixable and hit.fixable is not False
+    if obj is None:
+        span = hit.extra.get("span", Span(1, 1, 1, 1))
+        return Finding(
+            rule.code,
+            rule.name,
+            severity,
+            hit.message,
+            hit.extra.get("path", "-"),
+            hit.extra.get("document"),
+            span,
+            None,
+            fixable,
+            hit.path,
+            hit.extra.get("doc"),
+        )
+    full = obj.full_path(hit.path)
+    span = obj.doc.locate(full, key=hit.point_at_key)
+    if "substring" in hit.extra:
+        span = _narrow(span, obj.file.lines, hit.extra["substring"])
+    return Finding(
+        rule.code,
+        rule.name,
+        severity,
+        hit.message,
+        obj.file.path,
+        obj.doc.index,
+        span,
+        obj.object_id,
+        fixable,
+        full,
+        obj.doc,
+    )
+
+
+def _narrow(span: Span, lines: list[str], substring: str) -> Span:
+    """Point at `substring` inside a one-line value (e.g. a condition name inside a command)."""
+    if span.line != span.end_line:
+        return span
+    if not 0 < span.line <= len(lines):
+        return span
+    start = lines[span.line - 1].find(substring, span.column - 1)
+    if start < 0:
+        return span
+    return Span(span.line, start + 1, span.line, start + 1 + len(substring))
+
+
+def parse_findings(sources: list[SourceFile], options: LintOptions) -> list[Finding]:
+    rule = get_rule(PARSE_ERROR)
+    assert rule is not None
+    severity = options.severity.get(PARSE_ERROR, rule.severity)
+    findings = []
+    for source in sources:
+        for problem in source.problems:
+            span = Span(problem.line, problem.column, problem.line, problem.column + 1)
+            findings.append(
+                Finding(PARSE_ERROR, rule.name, severity, problem.message, source.path, problem.document, span)
+            )
+    return findings
+
+
+def _drop_path_ignores(findings: list[Finding], config: Config) -> list[Finding]:
+    if not config.per_path_ignores:
+        return findings
+    cache: dict[str, list[str]] = {}
+    kept = []
+    for finding in findings:
+        if finding.path not in cache:
+            cache[finding.path] = config.ignored_for_path(finding.path)
+        if not matches(finding.code, cache[finding.path]):
+            kept.append(finding)
+    return kept
+
+
+def _apply_suppressions(
+    findings: list[Finding],
+    sources: list[SourceFile],
+    objects: list[KObject],
+    rules: list[Rule],
+    options: LintOptions,
+) -> list[Finding]:
+    suppressions = SuppressionSet()
+    for source in sources:
+        suppressions.add_file(source)
+    objects_by_doc: dict[tuple[int, tuple[Any, ...]], KObject] = {}
+    for obj in objects:
+        suppressions.add_object(obj)
+        objects_by_doc[(id(obj.doc), obj.base_path)] = obj
+    if not suppressions.by_file and not suppressions.by_object:
+        return findings
+    kept = []
+    for finding in findings:
+        owner = _owner(finding, objects_by_doc)
+        found = suppressions.suppressing(finding, owner)
+        if found is None:
+            kept.append(finding)
+        else:
+            found.used = True
+    kept.extend(_unused(suppressions, rules, options))
+    return kept
+
+
+def _owner(finding: Finding, objects_by_doc: dict[tuple[int, tuple[Any, ...]], KObject]) -> KObject | None:
+    if finding.doc is None:
+        return None
+    path = finding.field_path
+    if len(path) >= 2 and path[0] == "items":
+        item = objects_by_doc.get((id(finding.doc), tuple(path[:2])))
+        if item is not None:
+            return item
+    return objects_by_doc.get((id(finding.doc), ()))
+
+
+def _unused(suppressions: SuppressionSet, rules: list[Rule], options: LintOptions) -> list[Finding]:
+    rule = next((r for r in rules if r.code == UNUSED_SUPPRESSION), None)
+    if rule is None:
+        return []
+    selected = [r.code for r in rules]
+    severity = options.severity.get(UNUSED_SUPPRESSION, rule.severity)
+    findings = []
+    for item in suppressions.all():
+        if item.used:
+            continue
+        if item.codes and not all(any(matches(code, [c]) for code in selected) for c in item.codes):
+            continue  # it names a rule this run did not run: it may be used in another run
+        message = f"unused suppression: {item.label} suppresses nothing; remove it"
+        doc = item.obj.doc if item.obj is not None else None
+        object_id = item.obj.object_id if item.obj is not None else None
+        findings.append(
+            Finding(
+                UNUSED_SUPPRESSION,
+                rule.name,
+                severity,
+                message,
+                item.source.path,
+                item.document,
+                item.span,
+                object_id,
+                rule.fixable,
+                item.field_path,
+                doc,
+            )
+        )
+    return findings
