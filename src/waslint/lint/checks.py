@@ -8,7 +8,6 @@ import traceback
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from waslint.core.codes import matches
 from waslint.core.model import Span
@@ -17,7 +16,7 @@ from waslint.io.config import Config
 from waslint.io.helm import shown
 from waslint.io.loader import SourceFile
 from waslint.lint.context import Context
-from waslint.lint.fixers.preview import declined_fixes
+from waslint.lint.fixers.preview import declined_fixes, owner_of, owners_of
 from waslint.lint.options import LintOptions
 from waslint.lint.registry import Hit, Rule, get_rule
 from waslint.lint.suppress import SuppressionSet
@@ -250,15 +249,14 @@ def _apply_suppressions(
     suppressions = SuppressionSet()
     for source in sources:
         suppressions.add_file(source)
-    objects_by_doc: dict[tuple[int, tuple[Any, ...]], KObject] = {}
     for obj in objects:
         suppressions.add_object(obj)
-        objects_by_doc[(id(obj.doc), obj.base_path)] = obj
     if not suppressions.by_file and not suppressions.by_object:
         return findings
+    owners = owners_of(objects)
     kept = []
     for finding in findings:
-        owner = _owner(finding, objects_by_doc)
+        owner = owner_of(finding, owners)
         found = suppressions.suppressing(finding, owner)
         if found is None:
             kept.append(finding)
@@ -266,17 +264,6 @@ def _apply_suppressions(
             found.used = True
     kept.extend(_unused(suppressions, rules, options))
     return kept
-
-
-def _owner(finding: Finding, objects_by_doc: dict[tuple[int, tuple[Any, ...]], KObject]) -> KObject | None:
-    if finding.doc is None:
-        return None
-    path = finding.field_path
-    if len(path) >= 2 and path[0] == "items":
-        item = objects_by_doc.get((id(finding.doc), tuple(path[:2])))
-        if item is not None:
-            return item
-    return objects_by_doc.get((id(finding.doc), ()))
 
 
 def _unused(suppressions: SuppressionSet, rules: list[Rule], options: LintOptions) -> list[Finding]:
