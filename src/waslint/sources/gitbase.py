@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 
 from waslint.io.loader import SourceFile, parse_bytes
 from waslint.objects.index import ObjectIndex
-
-GIT_TIMEOUT = 120
+from waslint.sources.git import GitError, run_git
 
 
 class GitBaseError(Exception):
@@ -82,17 +81,9 @@ def load_base(ref: str, files: list[SourceFile], namespace: str) -> BaseSet:
 
 def _git(top: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     try:
-        return subprocess.run(
-            ["git", "-C", top, *args],
-            input=stdin,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise GitBaseError("--base needs git, and git is not installed (not on PATH)") from None
-    except subprocess.TimeoutExpired:
-        raise GitBaseError(f"--base: git {args[0]} in {top} took longer than {GIT_TIMEOUT}s") from None
+        return run_git(top, *args, option="--base", stdin=stdin)
+    except GitError as err:
+        raise GitBaseError(str(err)) from None
 
 
 def _repo_path(path: str, tops: dict[str, str | None]) -> tuple[str, str] | None:

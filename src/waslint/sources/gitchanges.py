@@ -4,9 +4,8 @@ unstaged or untracked), as real paths, so any spelling of a linted path can be m
 from __future__ import annotations
 
 import os
-import subprocess
 
-GIT_TIMEOUT = 120
+from waslint.sources.git import GitError, run_git
 
 
 class GitChangesError(Exception):
@@ -29,13 +28,10 @@ def changed_files(ref: str, near: str) -> set[str]:
 
 def _git(cwd: str, *args: str, what: str | None = None) -> str:
     try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False)
-    except FileNotFoundError:
-        raise GitChangesError("--changed-since needs git, which is not installed") from None
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise GitChangesError(f"--changed-since: git {args[0]} failed: {err}") from None
+        done = run_git(cwd, *args, option="--changed-since")
+    except GitError as err:
+        raise GitChangesError(str(err)) from None
     if done.returncode != 0:
-        detail = what or done.stderr.strip().splitlines()[-1:] or [f"git {args[0]} failed"]
-        message = detail if isinstance(detail, str) else detail[0]
-        raise GitChangesError(f"--changed-since: {message}")
-    return done.stdout
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitChangesError(f"--changed-since: {what or (lines[-1] if lines else f'git {args[0]} failed')}")
+    return done.stdout.decode("utf-8", "surrogateescape")
