@@ -22,7 +22,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _NUMBER = struct.Struct("=I")
-_MAX_QUEUED = 4096  # item numbers in the queue pipe: 16 KB, well under a pipe's buffer
+MAX_ITEMS = 4096  # item numbers in the queue pipe: 16 KB, well under a pipe's buffer
 
 
 def default_jobs() -> int:
@@ -50,7 +50,9 @@ def fork_map(
     """[task(item) for item in items], shared by the parent and `jobs - 1` forked workers that
     take items from one queue; `meanwhile` runs in the parent first. The items an item's task
     returns in the parent are not pickled (a task may tell by os.getpid())."""
-    if jobs <= 1 or len(items) <= 1 or len(items) > _MAX_QUEUED:
+    if len(items) > MAX_ITEMS:
+        raise ValueError(f"fork_map takes at most {MAX_ITEMS} items (shards), not {len(items)}")
+    if jobs <= 1 or len(items) <= 1:
         if meanwhile is not None:
             meanwhile()
         return [task(item) for item in items]

@@ -9,12 +9,16 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from waslint.core.parallel import can_fork, fork_map, split_evenly
+from waslint.core.parallel import MAX_ITEMS, can_fork, fork_map, split_evenly
 from waslint.io.loader import Document, Problem, SourceFile, load_all, parse_text
 
 MIN_PARALLEL_FILES = 32
 MIN_PARALLEL_BYTES = 512 * 1024
 SHARDS_PER_JOB = 8  # shards per worker: small enough to even out the workers' loads
+
+
+def shard_count(jobs: int) -> int:
+    return min(jobs * SHARDS_PER_JOB, MAX_ITEMS)
 
 
 def worth_forking(sources: Sequence[SourceFile]) -> bool:
@@ -32,7 +36,7 @@ def read_files(
     sizes = [_size(path) for path in paths]
     if sum(sizes) < MIN_PARALLEL_BYTES:
         return _read_shard(paths, parse_if, stdin)
-    shards = split_evenly(sizes, jobs * SHARDS_PER_JOB)
+    shards = split_evenly(sizes, shard_count(jobs))
     parent = os.getpid()
 
     def read_shard(shard: range) -> list[SourceFile] | list[PackedFile]:

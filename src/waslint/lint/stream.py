@@ -8,7 +8,7 @@ import os
 
 from waslint.core.parallel import fork_map, split_evenly
 from waslint.findings import Finding
-from waslint.io.batch import SHARDS_PER_JOB, PackedParse, pack_parse, unpack_parse
+from waslint.io.batch import PackedParse, pack_parse, shard_count, unpack_parse
 from waslint.io.loader import SourceFile, parse_text
 from waslint.lint.checks import SetRun, check_kept, finish, locate_all, parse_findings, run_object_rules
 from waslint.objects.kobject import objects_of
@@ -50,7 +50,7 @@ def in_workers(
     of the file list in order, while the parent checks the indexed files and takes the last
     shards itself. Only findings travel back. Same findings as the serial run."""
     parent = os.getpid()
-    shards = split_evenly([len(source.text) + 1 for source in streamed], run.options.jobs * SHARDS_PER_JOB)
+    shards = split_evenly([len(source.text) + 1 for source in streamed], shard_count(run.options.jobs))
 
     def run_shard(shard: range) -> _ShardResult:
         errors: list[str] = []
