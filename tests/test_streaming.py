@@ -10,6 +10,7 @@ import pytest
 
 from conftest import CORPUS, FIXTURES, lint_options, lint_path
 from waslint.findings import Finding
+from waslint.io import batch
 from waslint.io.config import Config
 from waslint.io.loader import load_all
 from waslint.lint.engine import LintResult, lint_sources
@@ -64,7 +65,12 @@ def test_files_without_looked_up_objects_are_dropped_after_their_checks(tmp_path
     assert [obj.name for obj in result.context.index.objects] == ["g"]
 
 
-def test_a_kind_spelled_with_escapes_is_still_found_by_the_cross_object_rules(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_kind_spelled_with_escapes_is_still_found_by_the_cross_object_rules(
+    tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(batch, "MIN_PARALLEL_FILES", 1)  # workers even for these few files
+    monkeypatch.setattr(batch, "MIN_PARALLEL_BYTES", 1)
     # "Pod\x47roup" is PodGroup once parsed, but the text never says "PodGroup": the file is left
     # unparsed at first, its check notices the kind, and the run starts again indexing everything.
     (tmp_path / "group.yaml").write_text(
@@ -81,7 +87,9 @@ def test_a_kind_spelled_with_escapes_is_still_found_by_the_cross_object_rules(tm
         "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata:\n  name: other\n  namespace: ml\n"
         "spec:\n  schedulingPolicy:\n    gang:\n      minCount: 1\n"
     )
-    streamed = lint_path(tmp_path)
+    for number in range(8):  # files streamed alongside, so a worker takes some
+        (tmp_path / f"app{number}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{number}\n")
+    streamed = lint_path(tmp_path, jobs=jobs)
     whole = _whole_set(tmp_path)
     assert streamed.internal_errors == []
     assert _shape(streamed.findings) == _shape(whole.findings)
