@@ -75,9 +75,7 @@ def lint_paths(
     try:
         result = lint_sources(sources, replace(options, stream=stream), config, release_positions=True)
     except StreamMiss:
-        sources = [
-            source if source.parsed and not source.values_released else _parsed_again(source) for source in sources
-        ]
+        sources = [_parsed_again(source) if _streamed(source) else source for source in sources]
         result = lint_sources(sources, options, config, release_positions=True)
     result.skipped = [f"{path}: {reason}" for path, reason in plan.skipped]
     if plan.reported is not None:
@@ -87,11 +85,13 @@ def lint_paths(
 
 def _may_stream(options: LintOptions) -> bool:
     """Whether no selected rule reads the whole set in this run (see Rule.whole_set_with_snapshot)."""
-    rules = select_rules(options.select, options.ignore)
-    return not (options.snapshot_path and any(rule.whole_set_with_snapshot for rule in rules))
+    if not options.snapshot_path:
+        return True
+    return not any(rule.whole_set_with_snapshot for rule in select_rules(options.select, options.ignore))
 
 
 def _streamed(source: SourceFile) -> bool:
+    """Whether the run left the file unparsed or dropped its values (a StreamMiss reads it again)."""
     return not source.parsed or source.values_released
 
 

@@ -46,9 +46,9 @@ _ShardResult = tuple[list[Finding] | None, list[_Outcome], list[str], str | None
 def in_workers(
     run: SetRun, kept: list[SourceFile], streamed: list[SourceFile], internal: list[str], declined: dict[int, str]
 ) -> list[Finding]:
-    """The streamed files in forked workers (which inherit the index without copying it), shards
-    of the file list in order, while the parent checks the indexed files and takes the last
-    shards itself. Only findings travel back. Same findings as the serial run."""
+    """The streamed files in forked workers (which inherit the index without copying it): shards
+    of the file list taken from one queue, by the parent too once it has checked the indexed
+    files. Only findings (and the released documents) travel back. Same findings as serial."""
     parent = os.getpid()
     shards = split_evenly([len(source.text) + 1 for source in streamed], shard_count(run.options.jobs))
 
