@@ -174,7 +174,7 @@ def _lint_set(
     ctx = Context(index, sources, options.target, options.namespace)
     prepare_context(ctx, options)
     run = SetRun(rules, ctx, options, config, release)
-    if options.jobs > 1 and worth_forking(streamed) and can_fork():
+    if options.jobs > 1 and worth_forking(sources) and can_fork():
         return ctx, in_workers(run, kept, streamed, internal, declined)
     findings = check_kept(run, kept, internal, declined)
     for source in streamed:

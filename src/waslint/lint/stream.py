@@ -5,12 +5,14 @@ lint/lookups.py): each is parsed, checked against the set's index on its own and
 from __future__ import annotations
 
 import os
+from typing import cast
 
 from waslint.core.parallel import fork_map, split_evenly
 from waslint.findings import Finding
 from waslint.io.batch import PackedParse, pack_parse, shard_count, unpack_parse
 from waslint.io.loader import SourceFile, parse_text
-from waslint.lint.checks import SetRun, check_kept, finish, locate_all, parse_findings, run_object_rules
+from waslint.lint.checks import SetRun, finish, locate_all, parse_findings, run_object_rules, run_set_rules
+from waslint.lint.registry import Hit
 from waslint.objects.kobject import objects_of
 
 
@@ -39,20 +41,42 @@ def check_streamed(run: SetRun, source: SourceFile, internal: list[str], decline
 # finding position).
 _Outcome = tuple[int, PackedParse, list[tuple[Finding, int]], list[tuple[int, str]]]
 # What a shard returns: the findings (run in the parent) or the outcomes (in a worker), the
-# internal errors, and the path of a StreamMiss.
+# internal errors, and the path of a StreamMiss. A shard of indexed objects returns its findings
+# with their documents' (file, document) positions among the indexed files.
 _ShardResult = tuple[list[Finding] | None, list[_Outcome], list[str], str | None]
+_KeptResult = tuple[list[Finding] | list[tuple[Finding, int, int]], list[str]]
+_Item = tuple[str, range]  # ("kept", objects of the index) or ("streamed", streamed files)
 
 
 def in_workers(
     run: SetRun, kept: list[SourceFile], streamed: list[SourceFile], internal: list[str], declined: dict[int, str]
 ) -> list[Finding]:
-    """The streamed files in forked workers (which inherit the index without copying it): shards
-    of the file list taken from one queue, by the parent too once it has checked the indexed
-    files. Only findings (and the released documents) travel back. Same findings as serial."""
+    """The per-object rules in forked workers (which inherit the index without copying it):
+    shards of the indexed objects and shards of the streamed files, taken from one queue, by the
+    parent too once it has run the set rules. Only findings (and the released documents of the
+    streamed files) travel back. Same findings, same order as the serial run."""
     parent = os.getpid()
-    shards = split_evenly([len(source.text) + 1 for source in streamed], shard_count(run.options.jobs))
+    objects = run.ctx.index.objects
+    count = max(shard_count(run.options.jobs) // 2, 1)
+    kept_shards = split_evenly([len(obj.file.text) // max(len(obj.file.documents), 1) + 1 for obj in objects], count)
+    streamed_shards = split_evenly([len(source.text) + 1 for source in streamed], count)
+    items: list[_Item] = [("kept", shard) for shard in kept_shards] + [("streamed", shard) for shard in streamed_shards]
+    where = {id(doc): (f, d) for f, source in enumerate(kept) for d, doc in enumerate(source.documents)}
 
-    def run_shard(shard: range) -> _ShardResult:
+    def kept_shard(shard: range) -> _KeptResult:
+        errors: list[str] = []
+        hits = run_object_rules(run.rules, run.ctx, (objects[position] for position in shard), errors)
+        findings = locate_all(hits, run.options, run.release)
+        if os.getpid() == parent:
+            return findings, errors
+        shipped = []
+        for finding in findings:
+            file_position, doc_position = where.get(id(finding.doc), (-1, -1))
+            finding.doc = None
+            shipped.append((finding, file_position, doc_position))
+        return shipped, errors
+
+    def streamed_shard(shard: range) -> _ShardResult:
         errors: list[str] = []
         in_parent = os.getpid() == parent
         found: list[Finding] = []
@@ -70,22 +94,46 @@ def in_workers(
             return None, [], errors, str(miss)
         return (found if in_parent else None), outcomes, errors, None
 
-    kept_findings: list[Finding] = []
-    kept_errors: list[str] = []
+    def run_item(item: _Item) -> _KeptResult | _ShardResult:
+        part, shard = item
+        return kept_shard(shard) if part == "kept" else streamed_shard(shard)
 
-    def kept_check() -> None:
-        kept_findings.extend(check_kept(run, kept, kept_errors, declined))
+    set_hits: list[Hit] = []
+    set_errors: list[str] = []
 
-    parts = fork_map(run_shard, shards, run.options.jobs, meanwhile=kept_check)
-    findings = kept_findings
-    internal.extend(kept_errors)
-    for found, outcomes, errors, miss in parts:
+    def set_rules() -> None:
+        set_hits.extend(run_set_rules(run.rules, run.ctx, set_errors))
+
+    results = fork_map(run_item, items, run.options.jobs, meanwhile=set_rules)
+    kept_findings = _kept_arrived(cast(list[_KeptResult], results[: len(kept_shards)]), kept, internal)
+    internal.extend(set_errors)
+    kept_findings.extend(locate_all(set_hits, run.options, run.release))
+    if run.parse_errors:
+        kept_findings.extend(parse_findings(kept, run.options))
+    findings = finish(run, kept_findings, kept, objects, declined)
+    for found, outcomes, errors, miss in cast(list[_ShardResult], results[len(kept_shards) :]):
         if miss is not None:
             raise StreamMiss(miss)
         internal.extend(errors)
         findings.extend(found or ())
         for outcome in outcomes:
             findings.extend(_arrived(outcome, streamed, declined))
+    return findings
+
+
+def _kept_arrived(results: list[_KeptResult], kept: list[SourceFile], internal: list[str]) -> list[Finding]:
+    """The indexed objects' findings in shard order, linked again to their documents."""
+    findings: list[Finding] = []
+    for shipped, errors in results:
+        internal.extend(errors)
+        for item in shipped:
+            if isinstance(item, Finding):  # a shard the parent ran
+                findings.append(item)
+                continue
+            finding, file_position, doc_position = item
+            if file_position >= 0:
+                finding.doc = kept[file_position].documents[doc_position]
+            findings.append(finding)
     return findings
 
 
