@@ -1,6 +1,7 @@
 """The files a streamed run left unparsed (they hold nothing cross-object rules look up, see
-lint/lookups.py): each is parsed, checked against the set's index on its own and dropped; with
-`--jobs`, in forked workers that send back findings only."""
+lint/lookups.py): each is parsed, checked against the set's index on its own and dropped. With
+`--jobs`, forked workers run them, and the indexed objects' per-object rules, sending back
+findings only."""
 
 from __future__ import annotations
 
