@@ -570,6 +570,14 @@ class TLSFiles:
     server_key: Path
 
 
+def make_other_ca(folder: Path) -> Path:
+    """A self-signed CA certificate that signed nothing the test server presents."""
+    other_ca = folder / "other-ca.crt"
+    command = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(folder / "k"), "-out", str(other_ca)]
+    subprocess.run(["openssl", *command, "-days", "1", "-subj", "/CN=other"], check=True, capture_output=True)
+    return other_ca
+
+
 def make_tls(folder: Path) -> TLSFiles:
     """A CA and a server certificate for 127.0.0.1 signed by it (openssl, a few hundred ms)."""
     ca_key, ca_cert = folder / "ca.key", folder / "ca.crt"

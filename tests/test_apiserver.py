@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from apiserver import make_other_ca
 from clusters import cluster_136, cluster_137
 from kubernetes import client as k
 from kubernetes import config as kube_config
@@ -109,27 +110,7 @@ def test_kubectl_get_pages_and_reads_json(serve: Any) -> None:
 
 @needs_kubectl
 def test_kubectl_rejects_a_server_signed_by_another_ca(serve: Any, tmp_path: Path) -> None:
-    other_ca = tmp_path / "other-ca.crt"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            str(tmp_path / "k"),
-            "-out",
-            str(other_ca),
-            "-days",
-            "1",
-            "-subj",
-            "/CN=other",
-        ],
-        check=True,
-        capture_output=True,
-    )
+    other_ca = make_other_ca(tmp_path)
     _, kubeconfig = serve(cluster_137(), ca=other_ca)
     result = kubectl(kubeconfig, "get", "nodes")
     assert result.returncode != 0

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from apiserver import make_other_ca
 from clusters import cluster_136, cluster_137
 
 from waslint.sources.cluster.connection import ClusterError, ConnectOptions, RequestFailed, connect, parse_timeout
@@ -141,27 +142,7 @@ def test_unreachable_slow_and_html_proxy(serve: Any, tmp_path: Path) -> None:
 
 
 def test_tls_is_verified_unless_the_kubeconfig_says_otherwise(serve: Any, tmp_path: Path) -> None:
-    other_ca = tmp_path / "other-ca.crt"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            str(tmp_path / "k"),
-            "-out",
-            str(other_ca),
-            "-days",
-            "1",
-            "-subj",
-            "/CN=other",
-        ],
-        check=True,
-        capture_output=True,
-    )
+    other_ca = make_other_ca(tmp_path)
     _, wrong_ca = serve(cluster_137(), ca=other_ca)
     with pytest.raises(ClusterError) as untrusted:
         open_connection(wrong_ca)

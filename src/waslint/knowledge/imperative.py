@@ -81,34 +81,30 @@ def _unique_names(spec: dict[str, Any]) -> list[ValidationIssue]:
 
 
 def _composite_list(path: Path, templates: list[dict[str, Any]], names: set[Any], out: list[ValidationIssue]) -> None:
-    listed: set[Any] = set()
-    for index, template in enumerate(templates):
-        name = template.get("name")
-        if name in names:
-            out.append(
-                ValidationIssue(
-                    (*path, "compositePodGroupTemplates", index, "name"), "Duplicate", "uniqueTemplateNames", value=name
-                )
-            )
-        listed.add(name)
-    names |= listed
+    _duplicates(path, "compositePodGroupTemplates", templates, names, out)
     for index, template in enumerate(templates):
         _composite_children(template, (*path, "compositePodGroupTemplates", index), names, out)
 
 
 def _composite_children(template: dict[str, Any], path: Path, names: set[Any], out: list[ValidationIssue]) -> None:
+    _duplicates(path, "podGroupTemplates", _items(template.get("podGroupTemplates")), names, out)
+    _composite_list(path, _items(template.get("compositePodGroupTemplates")), names, out)
+
+
+def _duplicates(
+    path: Path, list_name: str, templates: list[dict[str, Any]], names: set[Any], out: list[ValidationIssue]
+) -> None:
+    """A Duplicate issue for each template of the list whose name the tree already has (`names`,
+    which the list's names then join)."""
     listed: set[Any] = set()
-    for index, child in enumerate(_items(template.get("podGroupTemplates"))):
-        name = child.get("name")
+    for index, template in enumerate(templates):
+        name = template.get("name")
         if name in names:
             out.append(
-                ValidationIssue(
-                    (*path, "podGroupTemplates", index, "name"), "Duplicate", "uniqueTemplateNames", value=name
-                )
+                ValidationIssue((*path, list_name, index, "name"), "Duplicate", "uniqueTemplateNames", value=name)
             )
         listed.add(name)
     names |= listed
-    _composite_list(path, _items(template.get("compositePodGroupTemplates")), names, out)
 
 
 def _too_deep(template: dict[str, Any], depth: int) -> bool:

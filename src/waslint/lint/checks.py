@@ -44,17 +44,18 @@ class SetRun:
 def check_kept(run: SetRun, kept: list[SourceFile], internal: list[str], declined: dict[int, str]) -> list[Finding]:
     """The indexed files: per-object rules, set rules, then what every finding goes through."""
     findings = locate_all(run_rules(run.rules, run.ctx, internal), run.options, run.release)
-    if run.parse_errors:
-        findings.extend(parse_findings(kept, run.options))
     return finish(run, findings, kept, run.ctx.index.objects, declined)
 
 
 def finish(
     run: SetRun, findings: list[Finding], sources: list[SourceFile], objects: list[KObject], declined: dict[int, str]
 ) -> list[Finding]:
-    """Per-path ignores, Helm template positions, inline suppressions and the fixes `fix` would
-    decline, for the findings of `sources` (whose objects are `objects`)."""
+    """The rules' findings for `sources` (whose objects are `objects`), joined by the files' parse
+    errors (WAS001), then: per-path ignores, Helm template positions, inline suppressions and the
+    fixes `fix` would decline."""
     options = run.options
+    if run.parse_errors:
+        findings = findings + parse_findings(sources, options)
     findings = _drop_path_ignores(findings, run.config)
     if any(source.template is not None for source in sources):
         findings = _template_findings(findings, sources)

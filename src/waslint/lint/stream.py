@@ -12,7 +12,7 @@ from waslint.core.parallel import fork_map, split_evenly
 from waslint.findings import Finding
 from waslint.io.batch import PackedParse, pack_parse, shard_count, unpack_parse
 from waslint.io.loader import SourceFile, parse_text
-from waslint.lint.checks import SetRun, finish, locate_all, parse_findings, run_object_rules, run_set_rules
+from waslint.lint.checks import SetRun, finish, locate_all, run_object_rules, run_set_rules
 from waslint.lint.registry import Hit
 from waslint.objects.kobject import objects_of
 
@@ -30,8 +30,6 @@ def check_streamed(run: SetRun, source: SourceFile, internal: list[str], decline
     if lookups is not None and any(lookups.wants(obj) for obj in objects):
         raise StreamMiss(source.path)
     findings = locate_all(run_object_rules(run.rules, run.ctx, objects, internal), run.options, run.release)
-    if run.parse_errors:
-        findings.extend(parse_findings([source], run.options))
     findings = finish(run, findings, [source], objects, declined)
     source.release_values()
     return findings
@@ -109,8 +107,6 @@ def in_workers(
     kept_findings = _kept_arrived(cast(list[_KeptResult], results[: len(kept_shards)]), kept, internal)
     internal.extend(set_errors)
     kept_findings.extend(locate_all(set_hits, run.options, run.release))
-    if run.parse_errors:
-        kept_findings.extend(parse_findings(kept, run.options))
     findings = finish(run, kept_findings, kept, objects, declined)
     for found, outcomes, errors, miss in cast(list[_ShardResult], results[len(kept_shards) :]):
         if miss is not None:

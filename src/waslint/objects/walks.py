@@ -177,6 +177,16 @@ class GroupTemplate:
 
 
 TEMPLATE_LISTS = (("podGroupTemplates", False), ("compositePodGroupTemplates", True), ("podGroups", False))
+# The fields of a Workload's PodGroup template (besides schedulingPolicy) that a PodGroup created
+# from it is stamped with, and that the template may not change afterwards.
+TEMPLATE_COPIED_FIELDS = (
+    "schedulingConstraints",
+    "resourceClaims",
+    "disruptionMode",
+    "priorityClassName",
+    "priority",
+    "preemptionPolicy",
+)
 
 
 def workload_templates(obj: KObject) -> list[GroupTemplate]:

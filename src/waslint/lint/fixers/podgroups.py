@@ -31,17 +31,9 @@ from waslint.lint.fixers.plan import Check, NewDocument, Plan, Unit
 from waslint.lint.fixers.registry import FixEnv, FixTarget, fixes
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import SCHEDULING, KObject, as_map, as_str, dig
-from waslint.objects.walks import workload_templates
+from waslint.objects.walks import TEMPLATE_COPIED_FIELDS, workload_templates
 
 MAX_NAME = 253
-COPIED_FIELDS = (
-    "schedulingConstraints",
-    "resourceClaims",
-    "disruptionMode",
-    "priorityClassName",
-    "priority",
-    "preemptionPolicy",
-)
 HEADER = [
     "# Added by `waslint fix --unsafe-fixes`: since Kubernetes 1.36 Pods join their gang through",
     "# spec.schedulingGroup.podGroupName, naming this PodGroup (it replaces Pod spec.workloadRef).",
@@ -246,7 +238,7 @@ def _pod_group_data(group: _Group, name: str) -> tuple[dict[str, Any], str | Non
         "workloadRef": {"workloadName": group.workload, "templateName": group.template},
         "schedulingPolicy": copy.deepcopy(template.get("schedulingPolicy", template.get("policy"))),
     }
-    for key in COPIED_FIELDS:
+    for key in TEMPLATE_COPIED_FIELDS:
         if key not in template:
             continue
         value = copy.deepcopy(template[key])

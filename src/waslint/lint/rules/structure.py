@@ -19,6 +19,7 @@ from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
 from waslint.objects.quantity import parse_quantity
 from waslint.objects.walks import (
+    TEMPLATE_COPIED_FIELDS,
     GroupTemplate,
     containers,
     disruption_mode,
@@ -541,14 +542,6 @@ def _pods_per_node(node: KObject, requests: dict[str, float]) -> int:
 
 
 _DEFAULTS = {"disruptionMode": {"single": {}}, "preemptionPolicy": "PreemptLowerPriority"}
-_TEMPLATE_IMMUTABLE = (
-    "schedulingConstraints",
-    "resourceClaims",
-    "disruptionMode",
-    "priorityClassName",
-    "priority",
-    "preemptionPolicy",
-)
 _SAME_SCHEMA = frozenset({"v1alpha3", "v1beta1"})
 _NO_ADD = " (templates cannot be added or removed after the Workload is created)"
 
@@ -815,7 +808,7 @@ def _template_changes(old: GroupTemplate, new: GroupTemplate) -> list[tuple[Path
                 f" {new_variant or 'unset'} (the policy kind is fixed at creation)",
             )
         )
-    for field in _TEMPLATE_IMMUTABLE:
+    for field in TEMPLATE_COPIED_FIELDS:
         before, after = old.data.get(field), new.data.get(field)
         if before != after:
             changes.append(
