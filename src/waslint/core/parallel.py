@@ -11,7 +11,6 @@ same either way).
 from __future__ import annotations
 
 import os
-import pickle
 import struct
 import sys
 import traceback
@@ -99,6 +98,8 @@ def _take_items(task: Callable[[T], R], items: Sequence[T], queue: int) -> dict[
 
 
 def _start_worker(task: Callable[[T], R], items: Sequence[T], queue: int) -> tuple[int, int]:
+    import pickle  # only runs that fork pay for it
+
     result_read, result_write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker: take items, send the results, leave without running exit handlers
@@ -119,6 +120,8 @@ def _start_worker(task: Callable[[T], R], items: Sequence[T], queue: int) -> tup
 
 
 def _collect(pid: int, result_read: int) -> dict[int, Any]:
+    import pickle
+
     with os.fdopen(result_read, "rb") as source:
         payload = source.read()
     _, status = os.waitpid(pid, 0)

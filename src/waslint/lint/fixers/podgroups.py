@@ -15,7 +15,6 @@ the files being fixed there is no policy to copy: no fix.
 from __future__ import annotations
 
 import copy
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -147,6 +146,8 @@ def pod_group_name(namespace: str, workload: str, template: str, replica: str | 
     base = "-".join(part for part in (workload, template, replica) if part)
     if len(base) <= MAX_NAME and base not in taken:
         return base
+    import hashlib  # a name is made for few findings; lint start-up need not load OpenSSL
+
     digest = hashlib.sha256(f"{namespace}/{workload}/{template}/{replica or ''}".encode()).hexdigest()
     for size in (8, 12, 16, 64):
         head = base[: MAX_NAME - size - 1].rstrip("-.")
