@@ -8,7 +8,11 @@ Used to prove that a refactoring changes no finding and no fix:
 
 Inputs: every folder of `../shared/corpus`, `fixtures/` (each rule folder, each fix folder, the
 demo), and the bench corpus when `bench/out/corpus-5000` exists. For each input it records
-`waslint lint --format json` and `waslint fix --diff` (stdout, stderr and exit status).
+`waslint lint --format json` and `waslint fix --diff` (stdout, stderr and exit status). Each rule
+folder's `bad.yaml` and `good.yaml` are also linted with the folder's `options.yaml` (`target`,
+`namespace`, `snapshot`, `gates`), and `waslint feasibility --format json` runs on the folders
+that come with a snapshot (the feasibility fixtures, the demo, WAS603 and WAS606), so the
+readers that lint and feasibility share are compared too.
 """
 
 from __future__ import annotations
@@ -39,6 +43,50 @@ def inputs() -> list[Path]:
     return found
 
 
+def _options(folder: Path) -> list[str]:
+    """The command-line options of a rule folder's `options.yaml` (its `base` needs a git
+    repository: the rule fixture test covers it)."""
+    path = folder / "options.yaml"
+    if not path.is_file():
+        return []
+    import yaml
+
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    args: list[str] = []
+    if "target" in raw:
+        args += ["--target", str(raw["target"])]
+    if "namespace" in raw:
+        args += ["--namespace", str(raw["namespace"])]
+    for key in ("snapshot", "gates"):
+        if key in raw:
+            args += [f"--{key}", os.path.relpath(folder / str(raw[key]), ROOT)]
+    return args
+
+
+def with_options() -> list[tuple[Path, list[str]]]:
+    """Each rule folder's bad.yaml and good.yaml, with the folder's options."""
+    found = []
+    for folder in sorted(p for p in (ROOT / "fixtures" / "rules").iterdir() if p.is_dir()):
+        options = _options(folder)
+        for name in ("bad.yaml", "good.yaml"):
+            found.append((folder / name, options))
+    return found
+
+
+def feasibility_inputs() -> list[tuple[Path, Path]]:
+    """(snapshot, manifests) pairs for `waslint feasibility`."""
+    fixtures = ROOT / "fixtures"
+    cluster = fixtures / "snapshots" / "cluster.yaml"
+    found = [(cluster, fixtures / "feasibility"), (cluster, fixtures / "demo")]
+    for code in ("WAS603", "WAS606"):
+        folder = fixtures / "rules" / code
+        found += [(folder / "snapshot.yaml", folder / name) for name in ("bad.yaml", "good.yaml")]
+    bench = ROOT / "bench" / "out" / "corpus-5000"
+    if bench.is_dir():
+        found.append((cluster, bench))
+    return found
+
+
 def _run(args: list[str], cwd: Path) -> dict[str, object]:
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT / "src"))
     done = subprocess.run(
@@ -55,14 +103,40 @@ def record(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for target in inputs():
         where = os.path.relpath(target, ROOT)
-        key = hashlib.sha1(where.encode()).hexdigest()[:12]
         result = {
             "input": where,
             "lint": _run(["lint", "--format", "json", "--fail-on", "never", where], ROOT),
             "fix-diff": _run(["fix", "--diff", where], ROOT),
         }
-        (out / f"{key}.json").write_text(json.dumps(result, indent=1, sort_keys=True), encoding="utf-8")
-        print(f"recorded {where}")
+        _save(out, where, result)
+    for target, options in with_options():
+        where = os.path.relpath(target, ROOT)
+        lint = ["lint", "--format", "json", "--fail-on", "never", *options, where]
+        _save(out, f"{where} {' '.join(options)}", {"input": f"{where} {' '.join(options)}", "lint": _run(lint, ROOT)})
+    for snapshot, manifests in feasibility_inputs():
+        snap, where = os.path.relpath(snapshot, ROOT), os.path.relpath(manifests, ROOT)
+        run = _run(["feasibility", "--format", "json", "--snapshot", snap, where], ROOT)
+        said = f"feasibility --snapshot {snap} {where}"
+        _save(out, said, {"input": said, "feasibility": run})
+        if manifests.name == "corpus-5000":  # WAS603 and WAS606 over the bench corpus
+            lint = ["lint", "--format", "json", "--fail-on", "never", "--snapshot", snap, where]
+            _save(out, f"{where} --snapshot {snap}", {"input": f"{where} --snapshot {snap}", "lint": _run(lint, ROOT)})
+
+
+def _save(out: Path, where: str, result: dict[str, object]) -> None:
+    key = hashlib.sha1(where.encode()).hexdigest()[:12]
+    (out / f"{key}.json").write_text(json.dumps(result, indent=1, sort_keys=True), encoding="utf-8")
+    print(f"recorded {where}")
+
+
+def _first_difference(old: object, new: object) -> str:
+    """The first differing line of two outputs, for a quick look (`diff` the files for the rest)."""
+    left = json.dumps(old, indent=1, sort_keys=True).splitlines()
+    right = json.dumps(new, indent=1, sort_keys=True).splitlines()
+    for number, (a, b) in enumerate(zip(left, right, strict=False), 1):
+        if a != b:
+            return f"    line {number}:\n    - {a.strip()[:200]}\n    + {b.strip()[:200]}"
+    return f"    {len(left)} lines vs {len(right)} lines"
 
 
 def compare(before: Path, after: Path) -> int:
@@ -75,11 +149,12 @@ def compare(before: Path, after: Path) -> int:
             differing += 1
             continue
         old, new = json.loads(left.read_text()), json.loads(right.read_text())
-        for command in ("lint", "fix-diff"):
-            if old[command] != new[command]:
+        for command in ("lint", "fix-diff", "feasibility"):
+            if old.get(command) != new.get(command):
                 differing += 1
-                print(f"DIFFERS: {command} on {old['input']}")
-    print(f"{len(names)} inputs x 2 commands compared, {differing} differ")
+                print(f"DIFFERS: {command} on {old['input']} ({name})")
+                print(_first_difference(old.get(command), new.get(command)))
+    print(f"{len(names)} recordings compared, {differing} outputs differ")
     return 1 if differing else 0
 
 
