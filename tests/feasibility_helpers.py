@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from waslint.feasibility.analysis import Cluster, Run, WhatIf, analyse, build_cluster
-from waslint.feasibility.model import Gang, PodShape, shape_from_spec
+from waslint.feasibility.model import Gang
+from waslint.objects.pods import PodShape, shape_from_spec
 
 
 def node(

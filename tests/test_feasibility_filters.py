@@ -12,7 +12,9 @@ import pytest
 from feasibility_helpers import gang, node, run, shape
 
 from waslint.feasibility.filters import exclusion
-from waslint.feasibility.model import MILLI, node_from_dict, pod_requests, shape_from_spec
+from waslint.feasibility.model import node_from_dict
+from waslint.objects.pods import pod_request, shape_from_spec
+from waslint.objects.quantity import MILLI
 
 
 def taint(key: str, value: str, effect: str) -> dict[str, str]:
@@ -203,7 +205,7 @@ def test_pod_request_is_max_of_containers_and_init_plus_overhead() -> None:
         "initContainers": [container("init", "3")],
         "overhead": {"cpu": "1"},
     }
-    assert pod_requests(spec)["cpu"] == 4 * MILLI
+    assert pod_request(spec)["cpu"] == 4 * MILLI
 
 
 def test_sidecar_init_containers_run_beside_the_containers() -> None:
@@ -216,14 +218,14 @@ def test_sidecar_init_containers_run_beside_the_containers() -> None:
         ],
         "containers": [container("main", "2")],
     }
-    assert pod_requests(spec)["cpu"] == 5 * MILLI  # max(2 + 1, 4 + 1)
+    assert pod_request(spec)["cpu"] == 5 * MILLI  # max(2 + 1, 4 + 1)
     spec["initContainers"][1] = container("migrate", "1")
-    assert pod_requests(spec)["cpu"] == 3 * MILLI
+    assert pod_request(spec)["cpu"] == 3 * MILLI
 
 
 def test_limits_stand_in_for_missing_requests() -> None:
     spec = {"containers": [{"name": "gpu", "resources": {"limits": {"nvidia.com/gpu": "2"}}}]}
-    assert pod_requests(spec) == {"nvidia.com/gpu": 2 * MILLI}
+    assert pod_request(spec) == {"nvidia.com/gpu": 2 * MILLI}
 
 
 def test_pods_resource_limits_pods_that_request_nothing() -> None:

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from waslint.feasibility.analysis import analyse
-from waslint.feasibility.model import MILLI, Gang, PodShape, shape_from_spec
+from waslint.feasibility.model import Gang
+from waslint.objects.pods import PodShape, shape_from_spec
+from waslint.objects.quantity import MILLI
 
 RESOURCES = ("cpu", "nvidia.com/gpu")
 

@@ -17,7 +17,7 @@ from waslint.lint.engine import LintResult, lint_sources
 from waslint.lint.lookups import RULE_LOOKUPS
 from waslint.lint.selection import plan_reading
 from waslint.objects.index import ObjectIndex, UndeclaredLookup
-from waslint.objects.kobject import SCHEDULING
+from waslint.objects.keys import SCHEDULING
 
 
 def _shape(findings: list[Finding]) -> list[tuple[object, ...]]:

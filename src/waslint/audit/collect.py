@@ -18,7 +18,8 @@ from typing import Any
 
 from waslint.io.loader import Document, SourceFile
 from waslint.knowledge.releases import Release, milestone
-from waslint.objects.kobject import SCHEDULING, WAS_KINDS, as_list, as_map, as_str, dig
+from waslint.objects.keys import SCHEDULING
+from waslint.objects.kobject import WAS_KINDS, as_list, as_map, as_str, dig
 from waslint.sources.cluster.capture import reduce_pod
 from waslint.sources.cluster.connection import Connection, RequestFailed
 from waslint.sources.cluster.discovery import APIResource, Discovery

@@ -7,7 +7,7 @@ from collections import Counter
 
 from waslint.audit.run import AuditResult, served_was_versions
 from waslint.knowledge.gates import gate_table
-from waslint.objects.kobject import SCHEDULING
+from waslint.objects.keys import SCHEDULING
 
 
 def _cell(text: str) -> str:

@@ -17,7 +17,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from waslint.knowledge.schema import SchemaIssue, compile_schema
-from waslint.objects.kobject import SCHEDULING, WAS_KINDS
+from waslint.objects.keys import SCHEDULING
+from waslint.objects.kobject import WAS_KINDS
 from waslint.sources.cluster.connection import ClusterError, Connection
 from waslint.sources.cluster.discovery import Discovery
 

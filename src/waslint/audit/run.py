@@ -21,7 +21,8 @@ from waslint.knowledge.releases import Release, is_supported, parse_release, sup
 from waslint.lint.context import RuntimeInputs
 from waslint.lint.engine import LintResult, lint_sources
 from waslint.lint.options import LintOptions
-from waslint.objects.kobject import SCHEDULING, split_api_version
+from waslint.objects.keys import SCHEDULING
+from waslint.objects.kobject import split_api_version
 from waslint.sources.cluster.connection import Connection
 from waslint.sources.cluster.discovery import Discovery, discover
 from waslint.sources.cluster.lists import DEFAULT_PAGE_SIZE

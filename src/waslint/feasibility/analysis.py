@@ -11,16 +11,9 @@ from typing import Any
 from waslint.feasibility.capacity import ClusterState
 from waslint.feasibility.dra import node_devices
 from waslint.feasibility.explain import Verdict, explain, gpu_units
-from waslint.feasibility.model import (
-    HOSTNAME,
-    Gang,
-    NodeInfo,
-    RunningPod,
-    node_from_dict,
-    priority_table,
-    running_pod_from_dict,
-)
+from waslint.feasibility.model import Gang, NodeInfo, RunningPod, node_from_dict, priority_table, running_pod_from_dict
 from waslint.feasibility.placement import domain_nodes, node_set, place, run_order
+from waslint.objects.keys import HOSTNAME
 
 PREEMPT_DOMAINS = 8  # domains tried for the cheapest victim set
 

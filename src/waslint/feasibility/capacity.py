@@ -19,14 +19,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from waslint.feasibility.filters import DRAINED, exclusion
-from waslint.feasibility.model import (
-    GPU,
-    MILLI,
-    NodeInfo,
-    PodShape,
-    Resources,
-    RunningPod,
-)
+from waslint.feasibility.model import NodeInfo, RunningPod
+from waslint.objects.pods import PodShape
+from waslint.objects.quantity import GPU, MILLI, Resources
 
 WHOLE = "<all nodes>"  # the one domain of a gang without a topology key
 

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from waslint.feasibility.model import MILLI, Resources, as_list, as_map
+from waslint.objects.kobject import as_list, as_map
+from waslint.objects.quantity import MILLI, Resources
 
 PREFIX = "dra/"
 ANY_DRIVER = "dra/*"

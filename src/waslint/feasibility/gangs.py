@@ -19,10 +19,10 @@ from typing import Any
 
 from waslint.core.model import Path
 from waslint.feasibility.dra import ClaimBook
-from waslint.feasibility.model import Gang, PodShape, shape_from_spec
+from waslint.feasibility.model import Gang
+from waslint.objects.groups import disruption_mode, policy_variant
 from waslint.objects.index import ObjectIndex, distinct_members
-from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
-from waslint.objects.walks import (
+from waslint.objects.keys import (
     COSCHEDULING_LABEL,
     COSCHEDULING_PODGROUP,
     JOB_KINDS,
@@ -30,18 +30,21 @@ from waslint.objects.walks import (
     KAI_MIN_MEMBER_KINDS,
     KAI_PODGROUP,
     KAI_SUBGROUP_LABEL,
+    SCHEDULING,
     VOLCANO_GROUP_ANNOTATIONS,
     VOLCANO_JOB,
     VOLCANO_PODGROUP,
+)
+from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
+from waslint.objects.pods import PodShape, shape_from_spec
+from waslint.objects.walks import (
     PodTemplate,
-    disruption_mode,
     job_pods,
     job_spec,
     kai_min_member,
     parse_min_member,
     pod_count,
     pod_templates,
-    policy_variant,
     workload_templates,
 )
 
@@ -221,7 +224,8 @@ class GangReader:
         children: set[int] = set()
         for table in (pod_groups, composites):
             for (namespace, _), gang in table.items():
-                parent = as_str(gang.origin.spec.get("parentCompositePodGroupName"))
+                origin = gang.origin
+                parent = as_str(origin.spec.get("parentCompositePodGroupName")) if origin is not None else None
                 if parent is not None and (namespace, parent) in composites:
                     composites[(namespace, parent)].children.append(gang)
                     children.add(id(gang))

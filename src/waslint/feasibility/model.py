@@ -1,93 +1,27 @@
-"""Compact types the engine works on, parsed once from plain snapshot / manifest dicts.
+"""The engine's own types, parsed once from plain snapshot / manifest dicts: nodes, running pods,
+priorities and gangs. A pod's request and shape are a reading of its spec (`objects/pods.py`);
+which gang a Pod joins is `objects/members.py`'s.
 
-Every quantity is an int in milli-units (`2` GPUs -> 2000, `500m` CPU -> 500, `1Gi` -> 1024**3 * 1000),
-so the hot loops do integer arithmetic only. Requests round up, capacity rounds down.
+Every quantity is an int in milli-units (`objects/quantity.py`), so the hot loops do integer
+arithmetic only. Requests round up, capacity rounds down.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from waslint.objects.quantity import parse_quantity
+from waslint.core.model import Path
+from waslint.objects.keys import HOSTNAME
+from waslint.objects.kobject import KObject, as_list, as_map
+from waslint.objects.members import controller_ref, membership
+from waslint.objects.pods import PodShape, gpu_fraction, pod_request
+from waslint.objects.quantity import MILLI, PODS, Resources, resource_map
 
-MILLI = 1000
-PODS = "pods"
-GPU = "nvidia.com/gpu"
-HOSTNAME = "kubernetes.io/hostname"
 DEFAULT_MAX_PODS = 110  # the kubelet's default --max-pods, when a node records no `pods` allocatable
-KAI_GPU_FRACTION = "gpu-fraction"
-KAI_GPU_MEMORY = "gpu-memory"
 GPU_MEMORY_LABEL = "nvidia.com/gpu.memory"  # MiB per device (GPU feature discovery)
-
-Resources = dict[str, int]
-
-
-def as_map(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-_ROUNDED_UP: dict[Any, int | None] = {}
-_ROUNDED_DOWN: dict[Any, int | None] = {}
-
-
-def milli(value: Any, round_up: bool = True) -> int | None:
-    """A quantity in milli-units (None when it does not parse). Memoised: snapshots repeat a few
-    hundred distinct strings across tens of thousands of pods."""
-    cache = _ROUNDED_UP if round_up else _ROUNDED_DOWN
-    try:
-        return cache[value]
-    except KeyError:
-        pass
-    except TypeError:  # unhashable (a map where a quantity belongs): not a quantity
-        return None
-    parsed = parse_quantity(value)
-    result = None
-    if parsed is not None and parsed.is_finite():
-        scaled = parsed * MILLI
-        result = max(0, math.ceil(scaled) if round_up else math.floor(scaled))
-    if not isinstance(value, bool):  # True == 1 as a key: keep bools out of the cache
-        cache[value] = result
-    return result
-
-
-def resource_map(value: Any, round_up: bool = True) -> Resources:
-    found: Resources = {}
-    for name, raw in as_map(value).items():
-        amount = milli(raw, round_up)
-        if isinstance(name, str) and amount is not None:
-            found[name] = amount
-    return found
-
-
-def resource_rank(resource: str) -> tuple[int, str]:
-    """The order resources are named in when several limit equally: extended resources (GPUs)
-    first, then cpu, memory, other native resources, and `pods` last."""
-    if resource == PODS:
-        return (4, resource)
-    if "/" in resource:
-        return (0, resource)
-    return ({"cpu": 1, "memory": 2}.get(resource, 3), resource)
-
-
-def show_amount(resource: str, amount: int) -> str:
-    """A milli-unit amount for people: `3`, `1.5`, `12Gi`, `500m` (cpu)."""
-    if resource == "memory" or resource.endswith("storage"):
-        size = amount / MILLI
-        for unit, scale in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-            if size >= scale:
-                return f"{size / scale:.4g}{unit}"
-        return f"{size:.4g}"
-    if resource == "cpu" and amount % MILLI and amount < MILLI:
-        return f"{amount}m"
-    return f"{amount / MILLI:.4g}" if amount % MILLI else str(amount // MILLI)
 
 
 # --------------------------------------------------------------------------- nodes
@@ -159,204 +93,6 @@ def _ready(status: dict[str, Any]) -> bool:
     return str(ready[0].get("status")) == "True"
 
 
-# --------------------------------------------------------------------------- pod shapes
-
-
-@dataclass(frozen=True)
-class Toleration:
-    key: str
-    operator: str
-    value: str
-    effect: str
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """One node-selector requirement: key, operator (In, NotIn, Exists, DoesNotExist, Gt, Lt), values."""
-
-    key: str
-    operator: str
-    values: tuple[str, ...]
-
-
-Term = tuple[Requirement, ...]  # requirements ANDed; terms of a selector are ORed
-
-
-@dataclass(frozen=True)
-class PodShape:
-    """What placement needs to know of one Pod: its request and the node filters it carries.
-    Pods with equal shapes are interchangeable, so counts are computed once per shape."""
-
-    requests: tuple[tuple[str, int], ...]  # milli-units, `pods` included, zero requests left out
-    tolerations: tuple[Toleration, ...] = ()
-    node_selector: tuple[tuple[str, str], ...] = ()
-    affinity: tuple[Term, ...] = ()  # required node affinity; () = none
-    node_name: str | None = None
-    gpu_fraction: int = 0  # KAI shared GPU: milli of one device (0.5 -> 500); 0 = none
-    gpu_memory_mib: int = 0  # KAI gpu-memory (resolved per node against the device size)
-
-    @property
-    def request_map(self) -> Resources:
-        return dict(self.requests)
-
-    def amount(self, resource: str) -> int:
-        for name, value in self.requests:
-            if name == resource:
-                return value
-        return 0
-
-    @property
-    def names_host(self) -> bool:
-        """The filters name a host (nodeName, or the hostname label): they are judged per node."""
-        if self.node_name is not None:
-            return True
-        if any(key == HOSTNAME for key, _ in self.node_selector):
-            return True
-        return any(req.key == HOSTNAME for term in self.affinity for req in term)
-
-    @property
-    def filter_key(self) -> tuple[Any, ...]:
-        return (self.tolerations, self.node_selector, self.affinity, self.node_name)
-
-    @cached_property
-    def size(self) -> tuple[int, ...]:
-        """Larger first: GPUs, then CPU, then memory, then everything else summed."""
-        amounts = self.request_map
-        rest = sum(v for k, v in amounts.items() if k not in (GPU, "cpu", "memory", PODS))
-        return (amounts.get(GPU, 0) + self.gpu_fraction, amounts.get("cpu", 0), amounts.get("memory", 0), rest)
-
-    def describe(self) -> str:
-        shown = [f"{show_amount(k, v)} {k}" for k, v in self.requests if k != PODS]
-        if self.gpu_fraction:
-            shown.append(f"{self.gpu_fraction / MILLI:g} of one {GPU} (KAI gpu-fraction)")
-        if self.gpu_memory_mib:
-            shown.append(f"{self.gpu_memory_mib}MiB of one {GPU} (KAI gpu-memory)")
-        return ", ".join(shown) or "no resources"
-
-
-def pod_requests(spec: dict[str, Any]) -> Resources:
-    """The scheduler's request of a Pod: max(containers + sidecar init containers, each init
-    container with the sidecars started before it) + overhead, per resource. Limits stand in for
-    missing requests (the API server defaults them so). Pod-level `spec.resources` wins when set."""
-    pod_level = as_map(as_map(spec.get("resources")).get("requests"))
-    if pod_level:
-        total = resource_map(pod_level)
-    else:
-        total = {}
-        containers = spec.get("containers")
-        if isinstance(containers, list):
-            for container in containers:
-                _add(total, _container_requests(container))
-        init_containers = spec.get("initContainers")
-        if init_containers:
-            _add_init(total, as_list(init_containers))
-    overhead = spec.get("overhead")
-    if overhead:
-        _add(total, resource_map(overhead))
-    return total
-
-
-def _add_init(total: Resources, init_containers: list[Any]) -> None:
-    sidecars: Resources = {}
-    init_peak: Resources = {}
-    for container in init_containers:
-        requests = _container_requests(container)
-        if as_map(container).get("restartPolicy") == "Always":
-            _add(total, requests)
-            _add(sidecars, requests)
-            step = dict(sidecars)
-        else:
-            step = dict(requests)
-            _add(step, sidecars)
-        for name, value in step.items():
-            init_peak[name] = max(init_peak.get(name, 0), value)
-    for name, value in init_peak.items():
-        total[name] = max(total.get(name, 0), value)
-
-
-def _container_requests(container: Any) -> Resources:
-    resources = container.get("resources") if isinstance(container, dict) else None
-    if not isinstance(resources, dict):
-        return {}
-    requests = resource_map(resources.get("requests"))
-    limits = resources.get("limits")
-    if limits:
-        for name, value in resource_map(limits).items():
-            requests.setdefault(name, value)
-    return requests
-
-
-def _add(total: Resources, more: Resources) -> None:
-    for name, value in more.items():
-        total[name] = total.get(name, 0) + value
-
-
-def shape_from_spec(
-    spec: dict[str, Any], annotations: dict[str, Any] | None = None, extra: Resources | None = None
-) -> PodShape:
-    """The PodShape of a pod spec (a Pod's, or a template's) and its metadata annotations;
-    `extra` adds requests read elsewhere (DRA devices of its claim templates)."""
-    requests = pod_requests(spec)
-    requests[PODS] = MILLI  # every Pod takes one of the node's pod slots, also one requesting nothing
-    for name, amount in (extra or {}).items():
-        requests[name] = requests.get(name, 0) + amount
-    annotations = annotations or {}
-    fraction = milli(annotations.get(KAI_GPU_FRACTION)) or 0
-    gpu_memory = milli(annotations.get(KAI_GPU_MEMORY)) or 0
-    node_name = spec.get("nodeName")
-    return PodShape(
-        requests=tuple(sorted(((k, v) for k, v in requests.items() if v > 0), key=lambda item: resource_rank(item[0]))),
-        tolerations=_tolerations(spec),
-        node_selector=tuple(sorted((str(k), str(v)) for k, v in as_map(spec.get("nodeSelector")).items())),
-        affinity=_required_affinity(spec),
-        node_name=node_name if isinstance(node_name, str) and node_name else None,
-        gpu_fraction=min(fraction, MILLI) if fraction < MILLI else 0,
-        gpu_memory_mib=gpu_memory // MILLI if not fraction else 0,
-    )
-
-
-def _tolerations(spec: dict[str, Any]) -> tuple[Toleration, ...]:
-    found = []
-    for item in as_list(spec.get("tolerations")):
-        if isinstance(item, dict):
-            found.append(
-                Toleration(
-                    str(item.get("key") or ""),
-                    str(item.get("operator") or "Equal"),
-                    str(item.get("value") or ""),
-                    str(item.get("effect") or ""),
-                )
-            )
-    return tuple(found)
-
-
-def _required_affinity(spec: dict[str, Any]) -> tuple[Term, ...]:
-    required = as_map(
-        as_map(as_map(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
-    )
-    terms = []
-    for term in as_list(required.get("nodeSelectorTerms")):
-        requirements = []
-        for expression in as_list(as_map(term).get("matchExpressions")):
-            expression = as_map(expression)
-            requirements.append(
-                Requirement(
-                    str(expression.get("key", "")),
-                    str(expression.get("operator", "")),
-                    tuple(str(v) for v in as_list(expression.get("values"))),
-                )
-            )
-        for selected in as_list(as_map(term).get("matchFields")):
-            selected = as_map(selected)
-            if selected.get("key") == "metadata.name":  # the only field the scheduler supports
-                values = tuple(str(v) for v in as_list(selected.get("values")))
-                requirements.append(Requirement("metadata.name", str(selected.get("operator", "")), values))
-        terms.append(tuple(requirements))
-    if "nodeSelectorTerms" in required and not terms:
-        return ((),)  # a required selector with no terms matches no node (upstream NodeSelector.Match)
-    return tuple(terms)
-
-
 # --------------------------------------------------------------------------- running pods
 
 
@@ -392,16 +128,14 @@ def running_pod_from_dict(item: dict[str, Any], priorities: dict[str, int], defa
         return None
     name = str(metadata.get("name") or metadata.get("generateName") or "<unnamed>")
     namespace = str(metadata.get("namespace") or "default")
-    annotations = as_map(metadata.get("annotations"))
-    requests = pod_requests(spec)
+    requests = pod_request(spec)
     requests[PODS] = MILLI
-    fraction = milli(annotations.get(KAI_GPU_FRACTION)) or 0
     return RunningPod(
         name=name,
         namespace=namespace,
         node=node,
         requests={k: v for k, v in requests.items() if v > 0},
-        gpu_fraction=fraction if 0 < fraction < MILLI else 0,
+        gpu_fraction=gpu_fraction(as_map(metadata.get("annotations"))),
         priority=pod_priority(spec, priorities, default_priority),
         source=item,
     )
@@ -418,21 +152,17 @@ def pod_priority(spec: dict[str, Any], priorities: dict[str, int], default_prior
 
 
 def group_name(metadata: dict[str, Any], spec: dict[str, Any]) -> str | None:
-    """The gang a Pod belongs to: WAS schedulingGroup, KAI/Volcano annotation, coscheduling label,
-    else its controller owner."""
-    found = as_map(spec.get("schedulingGroup")).get("podGroupName")
-    if isinstance(found, str):
-        return found
-    annotations = as_map(metadata.get("annotations"))
-    for key in ("pod-group-name", "scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name"):
-        if isinstance(annotations.get(key), str):
-            return str(annotations[key])
-    label = as_map(metadata.get("labels")).get("scheduling.x-k8s.io/pod-group")
-    if isinstance(label, str):
-        return label
-    for ref in as_list(metadata.get("ownerReferences")):
-        if isinstance(ref, dict) and ref.get("controller") is True and isinstance(ref.get("name"), str):
-            return f"{ref.get('kind', '')}/{ref['name']}"
+    """The gang a running Pod belongs to (`objects/members.py`): WAS schedulingGroup, else a KAI,
+    Volcano or coscheduling group, else its controller owner."""
+    joined = membership(metadata, spec)
+    if joined.pod_group is not None:
+        return joined.pod_group.value
+    third_party = joined.third_party()
+    if third_party:
+        return third_party[0][1]
+    owner = controller_ref(metadata)
+    if owner is not None and owner.name is not None:
+        return f"{owner.kind or ''}/{owner.name}"
     return None
 
 
@@ -476,10 +206,10 @@ class Gang:
     min_groups: int = 0
     problems: list[str] = field(default_factory=list)  # infeasible before placement (too few members ...)
     notes: list[str] = field(default_factory=list)
-    origin: Any = None  # the caller's handle (object, path) for locations
+    origin: KObject | None = None  # the object the gang is read from, for locations
     is_gang: bool = True  # False: Pods of an object in no gang, each a group of one
     preempts: bool = True  # False: preemptionPolicy Never (the group's, its pods' or its PriorityClass's)
-    min_path: tuple[str | int, ...] = ()  # where the minimum sits in the origin object
+    min_path: Path = ()  # where the minimum sits in the origin object
 
     @property
     def composite(self) -> bool:

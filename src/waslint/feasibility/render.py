@@ -10,7 +10,7 @@ from typing import Any
 
 from waslint import __version__
 from waslint.feasibility.explain import Verdict, nodes_word
-from waslint.feasibility.model import show_amount
+from waslint.objects.quantity import show_amount
 
 BAR_WIDTH = 30
 

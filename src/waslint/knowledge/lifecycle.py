@@ -1,5 +1,6 @@
 """The API lifecycle table (`api-lifecycle.yaml`, pluto's model): which apiVersion of each kind a
-release serves, at which stage, and what replaces it."""
+release serves, at which stage, what replaces it, and how it spells the fields a later release
+renamed (`field_names`: the one place that decides `policy` or `schedulingPolicy`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,18 @@ from waslint.knowledge.tables import load_table
 
 
 @dataclass(frozen=True)
+class FieldNames:
+    """The names an apiVersion gives the group fields 1.36 renamed: the Workload's list of
+    PodGroup templates and a template's scheduling policy."""
+
+    templates: str = "podGroupTemplates"
+    policy: str = "schedulingPolicy"
+
+
+LATEST_FIELDS = FieldNames()
+
+
+@dataclass(frozen=True)
 class ApiVersionEntry:
     group: str
     version: str
@@ -19,6 +32,7 @@ class ApiVersionEntry:
     introduced: Release
     removed: Release | None
     notice: str | None
+    fields: FieldNames = LATEST_FIELDS
 
     @property
     def api_version(self) -> str:
@@ -42,6 +56,7 @@ def api_lifecycle() -> tuple[ApiVersionEntry, ...]:
             introduced=_release(row["introduced"]),
             removed=_release(row["removed"]) if row.get("removed") is not None else None,
             notice=row.get("notice"),
+            fields=FieldNames(**row["fields"]) if row.get("fields") else LATEST_FIELDS,
         )
         for row in rows
     )
@@ -59,6 +74,13 @@ def lifecycle_entry(group: str, version: str, kind: str) -> ApiVersionEntry | No
         if (entry.group, entry.version, entry.kind) == (group, version, kind):
             return entry
     return None
+
+
+def field_names(group: str, version: str, kind: str) -> FieldNames:
+    """How this apiVersion of a kind spells the renamed group fields; a version the table does not
+    know (or a kind without templates) gets the current names."""
+    entry = lifecycle_entry(group, version, kind)
+    return entry.fields if entry is not None else LATEST_FIELDS
 
 
 _STAGE_RANK = {"alpha": 0, "beta": 1, "ga": 2}

@@ -9,20 +9,24 @@ from __future__ import annotations
 
 from waslint.knowledge.gates import CONTROL_PLANE
 from waslint.objects.gate_inventory import SOURCE_KINDS
-from waslint.objects.index import MEMBER_WORD, Lookups
-from waslint.objects.kobject import SCHEDULING
-from waslint.objects.walks import (
-    COSCHEDULING_LABEL,
+from waslint.objects.index import Lookups
+from waslint.objects.keys import (
+    COMPOSITE,
     COSCHEDULING_PODGROUP,
     KAI_MIN_MEMBER,
     KAI_PODGROUP,
+    KAI_QUEUE,
+    MEMBER_WORD,
+    PODGROUP,
+    PRIORITY_CLASS,
+    SCHEDULER_MEMBER_WORDS,
     VOLCANO_JOB,
     VOLCANO_PODGROUP,
+    WORKLOAD,
 )
 
 RESOURCE = "resource.k8s.io"
 STORED_WORD = "creationTimestamp"  # objects the API server wrote (a dump, a snapshot): WAS8xx
-THIRD_PARTY_MEMBER_WORD = "group-name"  # KAI pod-group-name, Volcano */group-name annotations
 
 # Static Pods are read (gate inventory) when their text names a control-plane component; the
 # other gate sources are kinds of their own.
@@ -31,13 +35,13 @@ GATE_SOURCE_KINDS = frozenset(kind for kind in SOURCE_KINDS if kind != ("", "Pod
 RULE_LOOKUPS = Lookups(
     kinds=frozenset(
         {
-            (SCHEDULING, "PodGroup"),
-            (SCHEDULING, "Workload"),
-            (SCHEDULING, "CompositePodGroup"),
-            (SCHEDULING, "PriorityClass"),
+            PODGROUP,
+            WORKLOAD,
+            COMPOSITE,
+            PRIORITY_CLASS,
             (RESOURCE, "ResourceClaimTemplate"),
             (RESOURCE, "ResourceClaim"),
-            ("scheduling.run.ai", "Queue"),
+            KAI_QUEUE,
             KAI_PODGROUP,
             VOLCANO_JOB,
             VOLCANO_PODGROUP,
@@ -45,7 +49,5 @@ RULE_LOOKUPS = Lookups(
         }
         | GATE_SOURCE_KINDS
     ),
-    words=frozenset(
-        {MEMBER_WORD, STORED_WORD, KAI_MIN_MEMBER, THIRD_PARTY_MEMBER_WORD, COSCHEDULING_LABEL, *CONTROL_PLANE}
-    ),
+    words=frozenset({MEMBER_WORD, STORED_WORD, KAI_MIN_MEMBER, *SCHEDULER_MEMBER_WORDS, *CONTROL_PLANE}),
 )

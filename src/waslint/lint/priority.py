@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from waslint.lint.context import Context
-from waslint.objects.kobject import SCHEDULING, KObject, as_str
+from waslint.objects.keys import SCHEDULING
+from waslint.objects.kobject import KObject, as_str
 from waslint.objects.walks import PodTemplate
 
 PRIORITY_CLASS = (SCHEDULING, "PriorityClass")

@@ -16,10 +16,9 @@ from functools import cached_property
 from typing import Any
 
 from waslint.io.loader import SourceFile
-from waslint.objects.kobject import KObject, as_map, as_str, objects_of
+from waslint.objects.keys import MEMBER_WORD, SCHEDULER_MEMBER_WORDS
+from waslint.objects.kobject import KObject, objects_of
 from waslint.objects.walks import PodTemplate, pod_templates
-
-MEMBER_WORD = "schedulingGroup"  # pod_group_members reads the objects that mention it
 
 
 @dataclass(frozen=True)
@@ -69,6 +68,7 @@ class ObjectIndex:
         self._by_name: dict[tuple[str, str, str, str], list[KObject]] = defaultdict(list)
         self._kind_namespaces: dict[tuple[str, str], set[str]] = defaultdict(set)
         self._members: dict[tuple[str, str], list[PodTemplate]] | None = None
+        self._scheduler_members: dict[tuple[str, str, str], list[PodTemplate]] | None = None
         for obj in objects:
             self.add(obj)
 
@@ -96,6 +96,13 @@ class ObjectIndex:
     def of_kind(self, group: str, kind: str) -> list[KObject]:
         self._declared(group, kind)
         return self._by_kind.get((group, kind), [])
+
+    def of_kinds(self, kinds: Iterable[tuple[str, str]]) -> list[KObject]:
+        """The objects of any of these kinds, in set order."""
+        wanted = set(kinds)
+        for group, kind in sorted(wanted):
+            self._declared(group, kind)
+        return [obj for obj in self.objects if (obj.group, obj.kind) in wanted]
 
     def get(self, group: str, kind: str, namespace: str, name: str) -> KObject | None:
         self._declared(group, kind)
@@ -151,11 +158,24 @@ class ObjectIndex:
             members: dict[tuple[str, str], list[PodTemplate]] = defaultdict(list)
             for obj in self.mentioning(MEMBER_WORD):
                 for template in pod_templates(obj):
-                    group = as_str(as_map(template.spec.get("schedulingGroup")).get("podGroupName"))
+                    group = template.membership.pod_group
                     if group is not None:
-                        members[(obj.namespace, group)].append(template)
+                        members[(obj.namespace, group.value)].append(template)
             self._members = dict(members)
         return self._members
+
+    def scheduler_members(self, scheduler: str, namespace: str, group: str) -> list[PodTemplate]:
+        """Pod templates (bare Pods included) that join a third-party gang: `scheduler` is "kai"
+        (annotation pod-group-name), "volcano" (*/group-name) or "coscheduling" (the label), as
+        `objects/members.py` reads them. In set order."""
+        if self._scheduler_members is None:
+            members: dict[tuple[str, str, str], list[PodTemplate]] = defaultdict(list)
+            for obj in self.mentioning(*SCHEDULER_MEMBER_WORDS):
+                for template in pod_templates(obj):
+                    for family, name in template.membership.third_party():
+                        members[(family, obj.namespace, name)].append(template)
+            self._scheduler_members = dict(members)
+        return self._scheduler_members.get((scheduler, namespace, group), [])
 
     def __len__(self) -> int:
         return len(self.objects)
@@ -176,6 +196,6 @@ def distinct_members(templates: Iterable[PodTemplate], near: KObject) -> list[Po
     chosen: dict[tuple[Any, ...], PodTemplate] = {}
     for template in sorted(templates, key=rank):
         owner = template.owner
-        identity = (owner.group, owner.kind, owner.namespace, owner.name or id(owner), template.path)
+        identity = (owner.group, owner.kind, owner.namespace, owner.name or owner, template.path)
         chosen.setdefault(identity, template)
     return list(chosen.values())

@@ -10,8 +10,8 @@ from typing import Any
 
 from waslint.core.model import ObjectId, Path
 from waslint.io.loader import Document, SourceFile
+from waslint.knowledge.lifecycle import FieldNames, field_names
 
-SCHEDULING = "scheduling.k8s.io"
 WAS_KINDS = frozenset({"Workload", "PodGroup", "CompositePodGroup"})
 IGNORE_ANNOTATION = "waslint.io/ignore"
 
@@ -61,6 +61,20 @@ class KObject:
     name: str | None
     namespace: str
     explicit_namespace: bool
+    # Readings of the object made once and shared by every rule (objects/groups.py): the object
+    # is read only, so they stay true while it lives.
+    _memo: dict[str, Any] | None = None
+
+    @property
+    def memo(self) -> dict[str, Any]:
+        if self._memo is None:
+            self._memo = {}
+        return self._memo
+
+    @property
+    def fields(self) -> FieldNames:
+        """How the object's apiVersion spells the renamed group fields (`policy` in v1alpha1)."""
+        return field_names(self.group, self.version, self.kind)
 
     @property
     def file(self) -> SourceFile:

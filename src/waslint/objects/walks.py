@@ -1,16 +1,20 @@
 """The walks every pipeline shares: pod templates of every workload kind waslint knows
-(`pod_templates`), Pod counts (`pod_count`), Job scheduling, Workload template trees, union
-readers, containers and DRA claim entries. No rule or engine repeats these walks."""
+(`pod_templates`), Pod counts (`pod_count`), Job scheduling, Workload template trees, containers,
+DRA claim entries and KAI's batch-min-member. No rule or engine repeats these walks; the typed
+readings built on them are `objects/pods.py`, `objects/members.py` and `objects/groups.py`."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from waslint.core.model import Path
-from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
+from waslint.objects.keys import JOB_KINDS, JOBSET, KAI_MIN_MEMBER, LWS, VOLCANO_JOB
+from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
+from waslint.objects.members import Membership, membership
 
 # --------------------------------------------------------------------------- pod templates
 
@@ -32,6 +36,16 @@ class PodTemplate:
     @property
     def annotations(self) -> dict[str, Any]:
         return as_map(self.metadata.get("annotations"))
+
+    @property
+    def metadata_path(self) -> Path:
+        """Where the pod's `metadata` sits in its object (beside its `spec`)."""
+        return (*self.path[:-1], "metadata")
+
+    @cached_property
+    def membership(self) -> Membership:
+        """The gangs the template's Pods join (objects/members.py)."""
+        return membership(self.metadata, self.spec, self.path)
 
 
 _TEMPLATE_KINDS = {
@@ -56,11 +70,11 @@ def pod_templates(obj: KObject) -> list[PodTemplate]:
     if key in JOB_KINDS:
         job = job_spec(obj)
         return _job_templates(obj, *job) if job is not None else []
-    if key == ("jobset.x-k8s.io", "JobSet"):
+    if key == JOBSET:
         return _jobset_templates(obj)
-    if key == ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"):
+    if key == LWS:
         return _lws_templates(obj)
-    if key == ("batch.volcano.sh", "Job"):
+    if key == VOLCANO_JOB:
         return _volcano_templates(obj)
     return []
 
@@ -70,9 +84,6 @@ def _template(obj: KObject, path: Path, template: dict[str, Any], role: str) -> 
     if not isinstance(spec, dict):
         return []
     return [PodTemplate(obj, (*path, "spec"), spec, as_map(template.get("metadata")), role)]
-
-
-JOB_KINDS = frozenset({("batch", "Job"), ("batch", "CronJob")})
 
 
 def job_spec(obj: KObject) -> tuple[Path, dict[str, Any]] | None:
@@ -92,29 +103,6 @@ def job_scheduling(obj: KObject) -> tuple[Path, dict[str, Any]] | None:
         return None
     scheduling = job[1].get("scheduling")
     return ((*job[0], "scheduling"), scheduling) if isinstance(scheduling, dict) else None
-
-
-def one_of(value: Any, members: tuple[str, ...]) -> str | None:
-    """The one member of a union that is set (a null member counts as unset); None otherwise."""
-    mapping = as_map(value)
-    present = [member for member in members if mapping.get(member) is not None]
-    return present[0] if len(present) == 1 else None
-
-
-def policy_variant(policy: Any) -> str | None:
-    """'basic' or 'gang' when exactly one is set, else None."""
-    return one_of(policy, ("basic", "gang"))
-
-
-# The 1.36 string form of disruptionMode and the 1.37 union member each one became.
-LEGACY_DISRUPTION_MODES = {"Pod": "single", "PodGroup": "all"}
-
-
-def disruption_mode(value: Any) -> str | None:
-    """'all' / 'single' for the 1.37 object form and the 1.36 strings; None when unset or unknown."""
-    if isinstance(value, str):
-        return LEGACY_DISRUPTION_MODES.get(value)
-    return one_of(value, ("single", "all")) if isinstance(value, dict) else None
 
 
 def job_parallelism(job_spec: dict[str, Any]) -> int:
@@ -176,7 +164,7 @@ class GroupTemplate:
     parent: GroupTemplate | None
 
 
-TEMPLATE_LISTS = (("podGroupTemplates", False), ("compositePodGroupTemplates", True), ("podGroups", False))
+COMPOSITE_TEMPLATES = "compositePodGroupTemplates"
 # The fields of a Workload's PodGroup template (besides schedulingPolicy) that a PodGroup created
 # from it is stamped with, and that the template may not change afterwards.
 TEMPLATE_COPIED_FIELDS = (
@@ -189,37 +177,38 @@ TEMPLATE_COPIED_FIELDS = (
 )
 
 
+def template_lists(obj: KObject) -> tuple[tuple[str, bool], ...]:
+    """The template lists of a Workload (and of its composite templates) as its apiVersion spells
+    them, each with whether its templates are composite: `podGroupTemplates` (1.35: `podGroups`)
+    and `compositePodGroupTemplates`."""
+    return ((obj.fields.templates, False), (COMPOSITE_TEMPLATES, True))
+
+
 def workload_templates(obj: KObject) -> list[GroupTemplate]:
     """Every template of a Workload, depth first, including nested composite children."""
     found: list[GroupTemplate] = []
-    _walk_templates(obj.spec, ("spec",), 1, None, found)
+    _walk_templates(obj.spec, ("spec",), 1, None, template_lists(obj), found)
     return found
 
 
 def _walk_templates(
-    holder: dict[str, Any], path: Path, depth: int, parent: GroupTemplate | None, found: list[GroupTemplate]
+    holder: dict[str, Any],
+    path: Path,
+    depth: int,
+    parent: GroupTemplate | None,
+    lists: tuple[tuple[str, bool], ...],
+    found: list[GroupTemplate],
 ) -> None:
     if depth > 16:  # a tree this deep is reported by WAS602; stop walking it
         return
-    for list_name, composite in TEMPLATE_LISTS:
+    for list_name, composite in lists:
         for position, item in enumerate(as_list(holder.get(list_name))):
             if not isinstance(item, dict):
                 continue
             template = GroupTemplate((*path, list_name, position), item, composite, depth, parent)
             found.append(template)
             if composite:
-                _walk_templates(item, template.path, depth + 1, template, found)
-
-
-def group_policy_holders(obj: KObject) -> list[tuple[Path, dict[str, Any]]]:
-    """Mappings that carry a group's policy fields (disruptionMode, schedulingPolicy, ...):
-    Workload templates, PodGroup/CompositePodGroup spec, Job (and CronJob) spec.scheduling."""
-    if obj.group == SCHEDULING and obj.kind == "Workload":
-        return [(template.path, template.data) for template in workload_templates(obj)]
-    if obj.group == SCHEDULING and obj.kind in ("PodGroup", "CompositePodGroup"):
-        return [(("spec",), obj.spec)]
-    scheduling = job_scheduling(obj)
-    return [scheduling] if scheduling is not None else []
+                _walk_templates(item, template.path, depth + 1, template, lists, found)
 
 
 POD_TEMPLATE_KINDS = frozenset(
@@ -372,21 +361,7 @@ def claim_entries(holder: dict[str, Any], path: Path) -> list[Claim]:
     return found
 
 
-# --------------------------------------------------------------------------- gang vocabulary
-# How KAI, Volcano and coscheduling name gangs and their members (lint sizing and feasibility).
-
-JOBSET = ("jobset.x-k8s.io", "JobSet")
-LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
-VOLCANO_JOB = ("batch.volcano.sh", "Job")
-KAI_PODGROUP = ("scheduling.run.ai", "PodGroup")
-VOLCANO_PODGROUP = ("scheduling.volcano.sh", "PodGroup")
-COSCHEDULING_PODGROUP = ("scheduling.x-k8s.io", "PodGroup")
-KAI_MIN_MEMBER = "kai.scheduler/batch-min-member"
-KAI_MIN_MEMBER_KINDS = JOB_KINDS | {JOBSET, LWS}
-KAI_GROUP_ANNOTATION = "pod-group-name"
-KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
-VOLCANO_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
-COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
+# --------------------------------------------------------------------------- KAI batch-min-member
 _GO_INT = re.compile(r"[+-]?[0-9]+")
 
 

@@ -24,8 +24,9 @@ from waslint.lint.fixers.checks import decline_invalid
 from waslint.lint.fixers.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar
 from waslint.lint.fixers.plan import Check, Plan, Unit
 from waslint.lint.fixers.registry import FixEnv, FixTarget, fixes
-from waslint.objects.kobject import SCHEDULING, WAS_KINDS, KObject, as_list, dig
-from waslint.objects.walks import LEGACY_DISRUPTION_MODES, group_policy_holders
+from waslint.objects.groups import LEGACY_DISRUPTION_MODES, group_policy_holders
+from waslint.objects.keys import SCHEDULING
+from waslint.objects.kobject import WAS_KINDS, KObject, as_list, dig
 
 # The apiVersion each WAS kind is rewritten to: the most mature version the fix target serves.
 TARGET_VERSION = {

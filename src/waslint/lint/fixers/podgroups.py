@@ -29,7 +29,8 @@ from waslint.lint.fixers.ops import RenameKey, ReplaceValue
 from waslint.lint.fixers.plan import Check, NewDocument, Plan, Unit
 from waslint.lint.fixers.registry import FixEnv, FixTarget, fixes
 from waslint.objects.index import ObjectIndex
-from waslint.objects.kobject import SCHEDULING, KObject, as_map, as_str, dig
+from waslint.objects.keys import SCHEDULING
+from waslint.objects.kobject import KObject, as_map, as_str, dig
 from waslint.objects.walks import TEMPLATE_COPIED_FIELDS, workload_templates
 
 MAX_NAME = 253

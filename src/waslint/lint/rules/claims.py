@@ -17,18 +17,11 @@ from typing import Any
 from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
+from waslint.objects.groups import group_policy_holders
 from waslint.objects.index import distinct_members
-from waslint.objects.kobject import SCHEDULING, KObject, as_list, as_map, as_str, dig
-from waslint.objects.walks import (
-    JOB_KINDS,
-    POD_TEMPLATE_KINDS,
-    Claim,
-    PodTemplate,
-    claim_entries,
-    group_policy_holders,
-    job_scheduling,
-    pod_templates,
-)
+from waslint.objects.keys import JOB_KINDS, SCHEDULING
+from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
+from waslint.objects.walks import POD_TEMPLATE_KINDS, Claim, PodTemplate, claim_entries, job_scheduling, pod_templates
 
 RESOURCE = "resource.k8s.io"
 MAX_GROUP_CLAIMS = 4

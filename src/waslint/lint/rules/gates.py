@@ -30,8 +30,10 @@ from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.gate_inventory import SOURCE_KINDS, GateState, Inventory, Setting, Where, build_inventory
-from waslint.objects.kobject import SCHEDULING, KObject, as_list, dig
-from waslint.objects.walks import POD_TEMPLATE_KINDS, group_policy_holders, job_scheduling, pod_templates
+from waslint.objects.groups import group_policy_holders
+from waslint.objects.keys import SCHEDULING
+from waslint.objects.kobject import KObject, as_list, dig
+from waslint.objects.walks import POD_TEMPLATE_KINDS, job_scheduling, pod_templates
 
 SECTION_OF = {component: section for section, component in KUBEADM_SECTIONS.items()}
 

@@ -8,8 +8,9 @@ from typing import Any
 from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.kobject import SCHEDULING, KObject, dig
-from waslint.objects.walks import JOB_KINDS, POD_TEMPLATE_KINDS, job_spec, pod_templates
+from waslint.objects.keys import JOB_KINDS, SCHEDULING
+from waslint.objects.kobject import KObject, dig
+from waslint.objects.walks import POD_TEMPLATE_KINDS, job_spec, pod_templates
 
 
 @register

@@ -11,8 +11,10 @@ from waslint.knowledge.lifecycle import lifecycle_entry, preferred_entry
 from waslint.knowledge.releases import Release, fix_target
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.kobject import SCHEDULING, WAS_KINDS, KObject, as_map, as_str
-from waslint.objects.walks import LEGACY_DISRUPTION_MODES, POD_TEMPLATE_KINDS, group_policy_holders, pod_templates
+from waslint.objects.groups import LEGACY_DISRUPTION_MODES, group_policy_holders
+from waslint.objects.keys import SCHEDULING
+from waslint.objects.kobject import WAS_KINDS, KObject, as_map, as_str
+from waslint.objects.walks import POD_TEMPLATE_KINDS, pod_templates
 
 WAS_OBJECT_KINDS = frozenset((SCHEDULING, kind) for kind in WAS_KINDS)
 LEGACY_DISRUPTION = {legacy: f"{{{mode}: {{}}}}" for legacy, mode in LEGACY_DISRUPTION_MODES.items()}

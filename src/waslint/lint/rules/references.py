@@ -26,15 +26,9 @@ from waslint.lint.priority import (
     priority_classes,
 )
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.kobject import SCHEDULING, KObject, as_list, as_map, as_str, dig
-from waslint.objects.walks import (
-    JOB_KINDS,
-    POD_TEMPLATE_KINDS,
-    PodTemplate,
-    job_scheduling,
-    pod_templates,
-    workload_templates,
-)
+from waslint.objects.keys import JOB_KINDS, SCHEDULING
+from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
+from waslint.objects.walks import POD_TEMPLATE_KINDS, PodTemplate, job_scheduling, pod_templates, workload_templates
 
 PODGROUP = (SCHEDULING, "PodGroup")
 COMPOSITE = (SCHEDULING, "CompositePodGroup")

@@ -20,8 +20,8 @@ from waslint.core.model import Severity
 from waslint.lint.context import Context
 from waslint.lint.lookups import STORED_WORD
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.index import MEMBER_WORD
-from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
+from waslint.objects.keys import MEMBER_WORD, SCHEDULING
+from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
 
 PODGROUP = (SCHEDULING, "PodGroup")
 COMPOSITE = (SCHEDULING, "CompositePodGroup")

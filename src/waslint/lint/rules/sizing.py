@@ -18,11 +18,10 @@ from typing import Any
 
 from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
-from waslint.lint.lookups import THIRD_PARTY_MEMBER_WORD
 from waslint.lint.registry import Hit, Rule, register
+from waslint.objects.groups import disruption_mode, policy_variant
 from waslint.objects.index import distinct_members
-from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
-from waslint.objects.walks import (  # gang vocabulary shared with feasibility
+from waslint.objects.keys import (
     COSCHEDULING_LABEL,
     COSCHEDULING_PODGROUP,
     JOB_KINDS,
@@ -31,15 +30,19 @@ from waslint.objects.walks import (  # gang vocabulary shared with feasibility
     KAI_MIN_MEMBER_KINDS,
     KAI_PODGROUP,
     KAI_SUBGROUP_LABEL,
-    POD_TEMPLATE_KINDS,
+    SCHEDULER_MEMBER_WORDS,
+    SCHEDULING,
     VOLCANO_GROUP_ANNOTATIONS,
     VOLCANO_JOB,
     VOLCANO_PODGROUP,
+)
+from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
+from waslint.objects.walks import (
+    POD_TEMPLATE_KINDS,
     Count,
     GroupTemplate,
     PodTemplate,
     claim_entries,
-    disruption_mode,
     job_pods,
     job_spec,
     jobset_replicated,
@@ -48,7 +51,6 @@ from waslint.objects.walks import (  # gang vocabulary shared with feasibility
     parse_min_member,
     pod_count,
     pod_templates,
-    policy_variant,
     workload_templates,
 )
 
@@ -941,7 +943,7 @@ def _third_party_members(ctx: Context) -> dict[tuple[str, str, str], list[PodTem
     """(family, namespace, group) -> member pod templates of KAI/Volcano/coscheduling groups."""
     members: dict[tuple[str, str, str], list[PodTemplate]] = defaultdict(list)
     for kind in sorted(POD_TEMPLATE_KINDS):
-        for obj in ctx.index.mentioning(THIRD_PARTY_MEMBER_WORD, COSCHEDULING_LABEL, kinds=[kind]):
+        for obj in ctx.index.mentioning(*SCHEDULER_MEMBER_WORDS, kinds=[kind]):
             for template in pod_templates(obj):
                 annotations, labels = template.annotations, template.labels
                 kai = as_str(annotations.get(KAI_GROUP_ANNOTATION))

@@ -16,18 +16,17 @@ from waslint.knowledge.names import DNS_SUBDOMAIN, QUALIFIED_NAME
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.kobject import SCHEDULING, KObject, as_int, as_list, as_map, as_str, dig
+from waslint.objects.groups import disruption_mode, group_policy_holders, policy_variant
+from waslint.objects.keys import SCHEDULING
+from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
 from waslint.objects.quantity import parse_quantity
 from waslint.objects.walks import (
     TEMPLATE_COPIED_FIELDS,
     GroupTemplate,
     containers,
-    disruption_mode,
-    group_policy_holders,
     job_parallelism,
     job_spec,
     pod_templates,
-    policy_variant,
     workload_templates,
 )
 

@@ -11,8 +11,9 @@ from waslint.knowledge import imperative, validation
 from waslint.knowledge.validation import ReleaseName, ValidationIssue
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.kobject import SCHEDULING, KObject
-from waslint.objects.walks import JOB_KINDS, POD_TEMPLATE_KINDS, job_spec, pod_templates
+from waslint.objects.keys import JOB_KINDS, SCHEDULING
+from waslint.objects.kobject import KObject
+from waslint.objects.walks import POD_TEMPLATE_KINDS, job_spec, pod_templates
 
 #: Upstream errors that a more specific rule already reports at the same field, with advice:
 #: (origin of the issue, last name in its path) -> that rule. WAS003 leaves them to it.
