@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from waslint.feasibility.dra import claim_book
+from waslint.feasibility.gangs import collect
 from waslint.io.loader import parse_bytes
 from waslint.knowledge.lifecycle import field_names
 from waslint.objects.groups import groups_of, object_group
@@ -302,3 +304,60 @@ def test_controller_ref_is_the_owner_with_controller_true() -> None:
     assert is_controlled(metadata)
     assert not is_controlled({"ownerReferences": [{"kind": "Job", "controller": "true"}]})
     assert not is_controlled({"ownerReferences": "Job"})
+
+
+def _kai_gang_problems(owner: str, template: str) -> list[str]:
+    index = ObjectIndex(objects(KAI_GANG.replace("OWNER", owner).replace("TEMPLATE", template)))
+    (gang,) = [gang for gang in collect(index, {}, 0).gangs if gang.kind == "PodGroup"]
+    return gang.problems
+
+
+def test_feasibility_reads_kai_membership_as_lint_does() -> None:
+    assert _kai_gang_problems("labels: {}", "annotations: {pod-group-name: team-gang}") == []
+    assert _kai_gang_problems("annotations: {pod-group-name: team-gang}", "labels: {}") == [
+        "no Pod in the set carries the annotation pod-group-name: team-gang"
+    ]
+
+
+KAI_SUBGROUPS = """\
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: team-gang}
+spec:
+  minMember: 2
+  subGroups:
+  - {name: leader, minMember: 1}
+  - {name: workers, minMember: 1}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: leader-0
+  annotations: {pod-group-name: team-gang}
+  labels: {kai.scheduler/subgroup-name: leader}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: leader-gpus}]
+  containers: [{name: main, image: x}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: worker-0
+  annotations: {pod-group-name: team-gang}
+  labels: {kai.scheduler/subgroup-name: workers}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: worker-gpus}]
+  containers: [{name: main, image: x}]
+"""
+
+
+def test_each_gang_carries_its_own_pod_templates_and_notes() -> None:
+    index = ObjectIndex(objects(KAI_SUBGROUPS))
+    collected = collect(index, {}, 0, claim_book([], [], active=True))
+    (parent,) = [gang for gang in collected.gangs if gang.kind == "PodGroup"]
+    leader, workers = parent.children
+    assert parent.templates == [] and parent.notes == []
+    assert [t.owner.name for t in leader.templates] == ["leader-0"]
+    assert leader.notes == ["ResourceClaimTemplate leader-gpus is not in the set: its devices are not counted"]
+    assert [t.owner.name for t in workers.templates] == ["worker-0"]
+    assert workers.notes == ["ResourceClaimTemplate worker-gpus is not in the set: its devices are not counted"]

@@ -116,7 +116,7 @@ def analyse(cluster: Cluster, gangs: list[Gang], preempt: bool = False) -> Run:
     state = cluster.state
     baseline = state.clone()  # the snapshot before this run's gangs consumed anything
     placed_on: dict[int, list[Gang]] = {}  # node -> the gangs of this run placed on it, in order
-    verdicts: dict[int, Verdict] = {}
+    verdicts: dict[Gang, Verdict] = {}
     order = run_order(gangs)
     for gang in order:
         attempt = place(state, gang)
@@ -128,8 +128,8 @@ def analyse(cluster: Cluster, gangs: list[Gang], preempt: bool = False) -> Run:
             _blockers(baseline, gang, placed_on, verdict)
             if preempt:
                 verdict.what_if.extend(preemption(state, gang))
-        verdicts[id(gang)] = verdict
-    return Run([verdicts[id(gang)] for gang in gangs], order)
+        verdicts[gang] = verdict
+    return Run([verdicts[gang] for gang in gangs], order)
 
 
 def _blockers(baseline: ClusterState, gang: Gang, placed_on: dict[int, list[Gang]], verdict: Verdict) -> None:
@@ -141,11 +141,11 @@ def _blockers(baseline: ClusterState, gang: Gang, placed_on: dict[int, list[Gang
     if not alone.feasible:
         return
     domains = domain_nodes(baseline, gang.topology_key, None)
-    blockers: dict[int, Gang] = {}
+    blockers: dict[Gang, Gang] = {}
     for value in alone.fitting[:BLOCKER_DOMAINS]:
         for position in domains.get(value, []):
             for other in placed_on.get(position, ()):
-                blockers.setdefault(id(other), other)
+                blockers.setdefault(other, other)
     verdict.blocked_by = sorted(blockers.values(), key=lambda other: (-other.priority, other.order))
     if verdict.blocked_by:
         names = ", ".join(str(other) for other in verdict.blocked_by[:5])

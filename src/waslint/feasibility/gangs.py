@@ -20,22 +20,24 @@ from typing import Any
 from waslint.core.model import Path
 from waslint.feasibility.dra import ClaimBook
 from waslint.feasibility.model import Gang
-from waslint.objects.groups import disruption_mode, policy_variant
+from waslint.objects.groups import Group, groups_of, object_group
 from waslint.objects.index import ObjectIndex, distinct_members
 from waslint.objects.keys import (
-    COSCHEDULING_LABEL,
+    COMPOSITE,
     COSCHEDULING_PODGROUP,
     JOB_KINDS,
     KAI_GROUP_ANNOTATION,
     KAI_MIN_MEMBER_KINDS,
     KAI_PODGROUP,
-    KAI_SUBGROUP_LABEL,
+    OWNER_KINDS,
+    PODGROUP,
     SCHEDULING,
-    VOLCANO_GROUP_ANNOTATIONS,
     VOLCANO_JOB,
     VOLCANO_PODGROUP,
+    WORKLOAD,
 )
 from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
+from waslint.objects.members import is_controlled, owner_refs
 from waslint.objects.pods import PodShape, shape_from_spec
 from waslint.objects.walks import (
     PodTemplate,
@@ -45,42 +47,43 @@ from waslint.objects.walks import (
     parse_min_member,
     pod_count,
     pod_templates,
-    workload_templates,
 )
-
-OWNER_KINDS = JOB_KINDS | {("jobset.x-k8s.io", "JobSet"), ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")}
-TOPOLOGY_LEVEL_KEYS = ("requiredTopologyLevel",)
 
 
 @dataclass
 class Collected:
     gangs: list[Gang] = field(default_factory=list)
     all_groups: set[tuple[str, str]] = field(default_factory=set)  # groups with disruptionMode all
-    claimed: set[int] = field(default_factory=set)  # id() of pod-running objects inside a gang
+    claimed: set[KObject] = field(default_factory=set)  # pod-running objects inside a gang
 
 
 class GangReader:
+    """Reads the gangs of a set. Each gang is built from explicit values (`_gang`), and its
+    members, notes and pod templates are added to that gang (`_members`): nothing depends on
+    the order the readers run in but `claimed` (an object in a gang is not read again later)."""
+
     def __init__(
-        self, index: ObjectIndex, priorities: dict[str, int], default_priority: int, claims: ClaimBook | None = None
+        self,
+        index: ObjectIndex,
+        priorities: dict[str, int],
+        default_priority: int,
+        claims: ClaimBook | None = None,
+        never: set[str] | None = None,
     ) -> None:
         self.index = index
         self.claims = claims or ClaimBook()
-        self.never: set[str] = set()  # PriorityClasses with preemptionPolicy Never
-        self.used: dict[int, list[PodTemplate]] = {}
-        self.templates: list[PodTemplate] = []
+        self.never = never or set()  # PriorityClasses with preemptionPolicy Never
         self.priorities = priorities
         self.default_priority = default_priority
-        self.order = {id(obj): position for position, obj in enumerate(index.objects)}
+        self.order = {obj: position for position, obj in enumerate(index.objects)}
         self.found = Collected()
-        self.notes: list[str] = []
 
     # ----------------------------------------------------------------------- helpers
 
     def _gang(self, obj: KObject, required: int, path: Path, key: str | None, kind: str | None = None) -> Gang:
+        """A gang read from `obj`, its minimum at `path`."""
         gang = Gang(kind or obj.kind, obj.namespace, obj.name or "<unnamed>", required, topology_key=key)
-        self.notes = gang.notes  # notes from reading this gang's pods (DRA claims not counted ...)
-        self.templates = self.used.setdefault(id(gang), [])  # the pod templates its pods come from
-        gang.order = self.order.get(id(obj), 0)
+        gang.order = self.order.get(obj, 0)
         gang.origin, gang.min_path = obj, path
         return gang
 
@@ -91,13 +94,26 @@ class GangReader:
                 return False
         return True
 
-    def _priority(self, spec: dict[str, Any], templates: Iterable[PodTemplate] = ()) -> int:
+    def _priority(self, group: Group | None, templates: Iterable[PodTemplate] = ()) -> int:
+        """The group's priority (its own, or its class's), else its first pod template's."""
+        if group is not None:
+            if group.priority is not None:
+                return group.priority.value
+            if group.priority_class_name is not None:
+                return self.priorities.get(group.priority_class_name.value, self.default_priority)
+        return self._pod_priority(templates)
+
+    def _spec_priority(self, spec: dict[str, Any], templates: Iterable[PodTemplate] = ()) -> int:
+        """The same for a third-party group object's spec (KAI, Volcano and coscheduling PodGroups)."""
         value = as_int(spec.get("priority"))
         if value is not None:
             return value
         name = as_str(spec.get("priorityClassName"))
         if name is not None:
             return self.priorities.get(name, self.default_priority)
+        return self._pod_priority(templates)
+
+    def _pod_priority(self, templates: Iterable[PodTemplate]) -> int:
         for template in templates:
             value = as_int(template.spec.get("priority"))
             if value is not None:
@@ -110,25 +126,26 @@ class GangReader:
     def mark_preemption(self, gang: Gang) -> None:
         """preemptionPolicy: Never on the group object, the pod templates it was read from, or their class."""
         origin = gang.origin
-        if not isinstance(origin, KObject):
+        if origin is None:
             return
         spec = origin.spec if origin.group in (SCHEDULING, KAI_PODGROUP[0]) else {}
-        gang.preempts = self._preempts(spec, self.used.get(id(gang), []))
+        gang.preempts = self._preempts(spec, gang.templates)
         for child in gang.children:
             self.mark_preemption(child)
 
-    def _shape(self, template: PodTemplate) -> PodShape:
-        self.templates.append(template)
+    def _shape(self, gang: Gang, template: PodTemplate) -> PodShape:
+        """The shape of one pod of `template`, a member of `gang` (which notes what is not counted)."""
+        gang.templates.append(template)
         devices, notes = self.claims.requests(template.spec, template.owner.namespace)
-        self.notes.extend(note for note in notes if note not in self.notes)
+        gang.notes.extend(note for note in notes if note not in gang.notes)
         return shape_from_spec(template.spec, template.annotations, devices)
 
-    def _members(self, templates: Iterable[PodTemplate]) -> list[tuple[PodShape, int]]:
+    def _members(self, gang: Gang, templates: Iterable[PodTemplate]) -> list[tuple[PodShape, int]]:
         members: dict[PodShape, int] = {}
         for template in templates:
-            self.found.claimed.add(id(template.owner))
+            self.found.claimed.add(template.owner)
             pods = pod_count(template)
-            shape = self._shape(template)
+            shape = self._shape(gang, template)
             members[shape] = members.get(shape, 0) + (1 if pods is None else pods)
         return list(members.items())
 
@@ -146,28 +163,27 @@ class GangReader:
     def was_pod_groups(self) -> dict[tuple[str, str], Gang]:
         """PodGroups by (namespace, name); children are attached to composites afterwards."""
         found: dict[tuple[str, str], Gang] = {}
-        for obj in self.index.of_kind(SCHEDULING, "PodGroup"):
-            spec = obj.spec
-            policy = spec.get("schedulingPolicy")
-            variant = policy_variant(policy)
-            if variant is None or obj.name is None:
+        for obj in self.index.of_kind(*PODGROUP):
+            group = object_group(obj)
+            variant = group.policy.variant if group is not None else None
+            if group is None or variant is None or obj.name is None:
                 continue
             members = distinct_members(self.index.pod_group_members(obj.namespace, obj.name), obj)
             if variant == "gang":
-                required = as_int(dig(policy, "gang", "minCount"))
+                required = group.policy.minimum.value
                 if required is None:
                     continue
-                path: Path = ("spec", "schedulingPolicy", "gang", "minCount")
+                path = group.policy.minimum.path
             else:
-                required, path = 0, ("spec", "schedulingPolicy")
-            gang = self._gang(obj, required, path, _topology_key(spec))
-            gang.priority = self._priority(spec, members)
-            if disruption_mode(spec.get("disruptionMode")) == "all":
+                required, path = 0, group.policy.path
+            gang = self._gang(obj, required, path, _topology_key(group))
+            gang.priority = self._priority(group, members)
+            if group.disruption.mode == "all":
                 self.found.all_groups.add((obj.namespace, obj.name))
             if members:
-                self._short(gang, self._members(members), f"PodGroup {obj.name}")
+                self._short(gang, self._members(gang, members), f"PodGroup {obj.name}")
             else:
-                self._from_owner(gang, obj)
+                self._from_owner(gang, obj, group)
             if variant == "basic":  # no gang: its members are groups of one each
                 gang.required = sum(count for _, count in gang.members)
                 gang.problems.clear()
@@ -175,34 +191,31 @@ class GangReader:
             found[(obj.namespace, obj.name)] = gang
         return found
 
-    def _from_owner(self, gang: Gang, obj: KObject) -> None:
+    def _from_owner(self, gang: Gang, obj: KObject, group: Group) -> None:
         """No member in the set: `required` copies of the owner's pod template."""
-        owner = self._owner(obj)
+        owner = self._owner(obj, group)
         templates = pod_templates(owner) if owner is not None else []
-        if not templates:
+        if owner is None or not templates:
             gang.problems.append(
                 "no member Pod in the set (spec.schedulingGroup.podGroupName) and no owning Job, JobSet or"
                 " LeaderWorkerSet to take the pod template from"
             )
             return
-        assert owner is not None
-        self.found.claimed.add(id(owner))
-        template = _named(templates, as_str(dig(obj.spec, "workloadRef", "templateName")))
-        gang.members = [(self._shape(template), gang.required)]
+        self.found.claimed.add(owner)
+        ref = group.workload_ref
+        template = _named(templates, ref.template if ref is not None and not ref.legacy else None)
+        gang.members = [(self._shape(gang, template), gang.required)]
         gang.notes.append(f"pods: {gang.required} copies of the pod template of {owner.kind} {owner.name}")
 
-    def _owner(self, obj: KObject) -> KObject | None:
-        for ref in as_list(obj.metadata.get("ownerReferences")):
-            ref = as_map(ref)
-            kind, name = as_str(ref.get("kind")), as_str(ref.get("name"))
-            group = (as_str(ref.get("apiVersion")) or "").rpartition("/")[0]
-            if kind and name and (group, kind) in OWNER_KINDS:
-                found = self.index.get(group, kind, obj.namespace, name)
+    def _owner(self, obj: KObject, group: Group) -> KObject | None:
+        for owner in owner_refs(obj.metadata):
+            if owner.kind and owner.name and (owner.group, owner.kind) in OWNER_KINDS:
+                found = self.index.get(owner.group, owner.kind, obj.namespace, owner.name)
                 if found is not None:
                     return found
-        workload_name = as_str(dig(obj.spec, "workloadRef", "workloadName"))
-        if workload_name is not None:
-            workload = self.index.get(SCHEDULING, "Workload", obj.namespace, workload_name)
+        ref = group.workload_ref
+        if ref is not None and not ref.legacy and ref.workload is not None:
+            workload = self.index.get(*WORKLOAD, obj.namespace, ref.workload)
             if workload is not None:
                 return self._controller(workload)
         return None
@@ -210,25 +223,27 @@ class GangReader:
     def composites(self, pod_groups: dict[tuple[str, str], Gang]) -> list[Gang]:
         """CompositePodGroups with their children; returns the top-level gangs of the WAS tree."""
         composites: dict[tuple[str, str], Gang] = {}
-        for obj in self.index.of_kind(SCHEDULING, "CompositePodGroup"):
-            if obj.name is None:
+        parents: dict[Gang, str | None] = {}
+        for gang in pod_groups.values():
+            parents[gang] = _parent_name(gang)
+        for obj in self.index.of_kind(*COMPOSITE):
+            group = object_group(obj)
+            if obj.name is None or group is None:
                 continue
-            policy = obj.spec.get("schedulingPolicy")
-            variant = policy_variant(policy)
-            minimum = as_int(dig(policy, "gang", "minGroupCount")) if variant == "gang" else None
-            path: Path = ("spec", "schedulingPolicy", "gang", "minGroupCount") if minimum else ("spec",)
-            gang = self._gang(obj, minimum or 0, path, _topology_key(obj.spec))
+            minimum = group.policy.minimum.value if group.policy.variant == "gang" else None
+            path = group.policy.minimum.path if minimum else ("spec",)
+            gang = self._gang(obj, minimum or 0, path, _topology_key(group))
             gang.min_groups = minimum or 0
-            gang.priority = self._priority(obj.spec)
+            gang.priority = self._priority(group)
             composites[(obj.namespace, obj.name)] = gang
-        children: set[int] = set()
+            parents[gang] = group.parent.value if group.parent is not None else None
+        children: set[Gang] = set()
         for table in (pod_groups, composites):
             for (namespace, _), gang in table.items():
-                origin = gang.origin
-                parent = as_str(origin.spec.get("parentCompositePodGroupName")) if origin is not None else None
+                parent = parents[gang]
                 if parent is not None and (namespace, parent) in composites:
                     composites[(namespace, parent)].children.append(gang)
-                    children.add(id(gang))
+                    children.add(gang)
         for gang in composites.values():
             if not gang.min_groups:  # basic composite: every child on its own
                 gang.min_groups = len(gang.children)
@@ -237,34 +252,31 @@ class GangReader:
                 gang.problems.append(
                     f"only {len(gang.children)} child group(s) in the set while minGroupCount is {gang.min_groups}"
                 )
-        tops = [gang for gang in [*pod_groups.values(), *composites.values()] if id(gang) not in children]
-        return tops
+        return [gang for gang in [*pod_groups.values(), *composites.values()] if gang not in children]
 
     def job_gangs(self) -> list[Gang]:
         found = []
-        for group, kind in sorted(JOB_KINDS):
-            for obj in self.index.of_kind(group, kind):
+        for group_name, kind in sorted(JOB_KINDS):
+            for obj in self.index.of_kind(group_name, kind):
                 job = job_spec(obj)
-                if job is None:
+                group = object_group(obj)
+                if job is None or group is None:
                     continue
-                job_path, spec = job
-                scheduling = as_map(spec.get("scheduling"))
-                policy = scheduling.get("schedulingPolicy")
                 templates = pod_templates(obj)
-                if policy_variant(policy) != "gang" or not templates:
+                if group.policy.variant != "gang" or not templates:
                     continue
-                if as_map(templates[0].spec).get("schedulingGroup") is not None:
+                if templates[0].membership.scheduling_group:
                     continue  # bring-your-own PodGroup: the controller ignores spec.scheduling
-                count = job_pods(spec, "")
+                count = job_pods(job[1], "")
                 pods = count.pods if count is not None else 1
-                minimum = as_int(dig(policy, "gang", "minCount"))
-                path: Path = (*job_path, "scheduling", "schedulingPolicy", "gang", "minCount")
+                minimum: int | None = group.policy.minimum.value
+                path = group.policy.minimum.path
                 if minimum is None:
-                    minimum, path = pods, (*job_path, "scheduling", "schedulingPolicy", "gang")
-                gang = self._gang(obj, minimum, path, _topology_key(scheduling))
-                gang.priority = self._priority({}, templates)
-                self._short(gang, self._members(templates), f"{kind} {obj.name}")
-                if disruption_mode(scheduling.get("disruptionMode")) == "all":
+                    minimum, path = pods, (*group.policy.path, "gang")
+                gang = self._gang(obj, minimum, path, _topology_key(group))
+                gang.priority = self._priority(None, templates)
+                self._short(gang, self._members(gang, templates), f"{kind} {obj.name}")
+                if group.disruption.mode == "all":
                     self.found.all_groups.add((obj.namespace, obj.name or ""))
                 found.append(gang)
         return found
@@ -273,35 +285,35 @@ class GangReader:
         """Gang templates of a Workload that no PodGroup of the set instantiates, when the
         Workload's controllerRef owner (a JobSet, Job or LeaderWorkerSet) is in the set: the
         controller creates the PodGroup from the template and the owner's Pods join it."""
-        instantiated = {
-            (obj.namespace, as_str(dig(obj.spec, "workloadRef", "workloadName")))
-            for obj in self.index.of_kind(SCHEDULING, "PodGroup")
-        }
+        instantiated = set()
+        for obj in self.index.of_kind(*PODGROUP):
+            group = object_group(obj)
+            ref = group.workload_ref if group is not None else None
+            instantiated.add((obj.namespace, ref.workload if ref is not None and not ref.legacy else None))
         found = []
-        for obj in self.index.of_kind(SCHEDULING, "Workload"):
+        for obj in self.index.of_kind(*WORKLOAD):
             if obj.name is None or (obj.namespace, obj.name) in instantiated:
                 continue
             owner = self._controller(obj)
-            if owner is None or id(owner) in self.found.claimed:
+            if owner is None or owner in self.found.claimed:
                 continue  # no pods to place, or the owner is a gang of its own (a Job's spec.scheduling)
             templates = pod_templates(owner)
-            for group in workload_templates(obj):
-                policy = group.data.get("schedulingPolicy", group.data.get("policy"))
-                minimum = as_int(dig(policy, "gang", "minCount"))
-                if group.depth != 1 or group.composite or policy_variant(policy) != "gang" or minimum is None:
+            for group in groups_of(obj):
+                template = group.template
+                minimum = group.policy.minimum.value
+                if template is None or template.depth != 1 or group.composite or group.policy.variant != "gang":
                     continue
-                name = as_str(group.data.get("name")) or "<unnamed>"
-                if not templates:
+                if minimum is None or not templates:
                     continue
+                name = group.name or "<unnamed>"
                 chosen = [_named(templates, name)]
-                key = (*group.path, "schedulingPolicy" if "schedulingPolicy" in group.data else "policy")
-                gang = self._gang(obj, minimum, (*key, "gang", "minCount"), _topology_key(group.data))
+                gang = self._gang(obj, minimum, group.policy.minimum.path, _topology_key(group))
                 gang.name = f"{obj.name}/{name}"
-                gang.priority = self._priority(group.data, chosen)
-                self._short(gang, self._members(chosen), f"{owner.kind} {owner.name}")
+                gang.priority = self._priority(group, chosen)
+                self._short(gang, self._members(gang, chosen), f"{owner.kind} {owner.name}")
                 gang.notes.append(f"pods: {owner.kind} {owner.name}, the Workload's controllerRef")
                 found.append(gang)
-            self.found.claimed.add(id(owner))
+            self.found.claimed.add(owner)
         return found
 
     def _controller(self, workload: KObject) -> KObject | None:
@@ -318,46 +330,33 @@ class GangReader:
 
     def kai_gangs(self) -> list[Gang]:
         found = []
-        by_group: dict[tuple[str, str], list[PodTemplate]] = {}
-        mentions: dict[int, bool] = {}  # per file: does its text name the annotation at all
-        for obj in self.index.objects:
-            if id(obj.file) not in mentions:
-                mentions[id(obj.file)] = KAI_GROUP_ANNOTATION in obj.file.text
-            if not mentions[id(obj.file)]:
-                continue
-            for template in pod_templates(obj):
-                group = as_str(template.annotations.get(KAI_GROUP_ANNOTATION)) or as_str(
-                    obj.annotations.get(KAI_GROUP_ANNOTATION)
-                )
-                if group is not None:
-                    by_group.setdefault((obj.namespace, group), []).append(template)
         for obj in self.index.of_kind(*KAI_PODGROUP):
             if obj.name is None:
                 continue
             spec = obj.spec
-            templates = by_group.get((obj.namespace, obj.name), [])
+            templates = self.index.scheduler_members("kai", obj.namespace, obj.name)
             key = as_str(dig(spec, "topologyConstraint", "requiredTopologyLevel"))
             subgroups = [as_map(item) for item in as_list(spec.get("subGroups"))]
             minimum = as_int(spec.get("minMember")) or 0
             gang = self._gang(obj, minimum, ("spec", "minMember") if "minMember" in spec else ("spec",), key)
-            gang.priority = self._priority(spec, templates)
+            gang.priority = self._spec_priority(spec, templates)
             if subgroups:
                 self._kai_subgroups(gang, obj, subgroups, templates)
             elif templates:
-                self._short(gang, self._members(templates), f"KAI PodGroup {obj.name}")
+                self._short(gang, self._members(gang, templates), f"KAI PodGroup {obj.name}")
             else:
                 gang.problems.append(f"no Pod in the set carries the annotation {KAI_GROUP_ANNOTATION}: {obj.name}")
             found.append(gang)
-        for group, kind in sorted(KAI_MIN_MEMBER_KINDS):
-            for obj in self.index.of_kind(group, kind):
+        for group_name, kind in sorted(KAI_MIN_MEMBER_KINDS):
+            for obj in self.index.of_kind(group_name, kind):
                 annotation = kai_min_member(obj)
                 batch_min = parse_min_member(annotation[1]) if annotation is not None else None
                 templates = pod_templates(obj)
-                if annotation is None or batch_min is None or not templates or id(obj) in self.found.claimed:
+                if annotation is None or batch_min is None or not templates or obj in self.found.claimed:
                     continue
                 gang = self._gang(obj, batch_min, annotation[0], None)
-                gang.priority = self._priority({}, templates)
-                self._short(gang, self._members(templates), f"{kind} {obj.name}")
+                gang.priority = self._priority(None, templates)
+                self._short(gang, self._members(gang, templates), f"{kind} {obj.name}")
                 found.append(gang)
         return found
 
@@ -366,13 +365,13 @@ class GangReader:
     ) -> None:
         for position, subgroup in enumerate(subgroups):
             name = as_str(subgroup.get("name")) or f"#{position}"
-            members = [t for t in templates if as_str(t.labels.get(KAI_SUBGROUP_LABEL)) == name]
+            members = [t for t in templates if _subgroup(t) == name]
             minimum = as_int(subgroup.get("minMember")) or 0
             child = self._gang(obj, minimum, ("spec", "subGroups", position, "minMember"), None, "SubGroup")
             child.name = f"{obj.name}/{name}"
             child.topology_key = as_str(dig(subgroup, "topologyConstraint", "requiredTopologyLevel"))
             child.priority = gang.priority
-            self._short(child, self._members(members), f"sub-group {name}")
+            self._short(child, self._members(child, members), f"sub-group {name}")
             gang.children.append(child)
         gang.min_groups = len(gang.children)
         gang.required = gang.min_groups
@@ -380,43 +379,27 @@ class GangReader:
     def member_label_gangs(self) -> list[Gang]:
         """Volcano and coscheduling PodGroups (`minMember`) with the Pods that name them."""
         found = []
-        for kind_key, member_keys, in_labels in (
-            (VOLCANO_PODGROUP, VOLCANO_GROUP_ANNOTATIONS, False),
-            (COSCHEDULING_PODGROUP, (COSCHEDULING_LABEL,), True),
-        ):
-            groups = self.index.of_kind(*kind_key)
-            if not groups:
-                continue
-            members: dict[tuple[str, str], list[PodTemplate]] = {}
-            for obj in self.index.objects:
-                for template in pod_templates(obj):
-                    source = template.labels if in_labels else template.annotations
-                    outer = obj.labels if in_labels else obj.annotations
-                    for member_key in member_keys:
-                        group = as_str(source.get(member_key)) or as_str(outer.get(member_key))
-                        if group is not None:
-                            members.setdefault((obj.namespace, group), []).append(template)
-                            break
-            for obj in groups:
+        for kind_key, scheduler in ((VOLCANO_PODGROUP, "volcano"), (COSCHEDULING_PODGROUP, "coscheduling")):
+            for obj in self.index.of_kind(*kind_key):
                 minimum = as_int(obj.spec.get("minMember"))
                 if obj.name is None or minimum is None:
                     continue
                 gang = self._gang(obj, minimum, ("spec", "minMember"), None)
-                templates = members.get((obj.namespace, obj.name), [])
-                gang.priority = self._priority(obj.spec, templates)
-                self._short(gang, self._members(templates), f"{obj.kind} {obj.name}")
+                templates = self.index.scheduler_members(scheduler, obj.namespace, obj.name)
+                gang.priority = self._spec_priority(obj.spec, templates)
+                self._short(gang, self._members(gang, templates), f"{obj.kind} {obj.name}")
                 found.append(gang)
         for obj in self.index.of_kind(*VOLCANO_JOB):
             templates = pod_templates(obj)
-            if not templates or id(obj) in self.found.claimed:
+            if not templates or obj in self.found.claimed:
                 continue
             available = as_int(obj.spec.get("minAvailable"))
             job_path: Path = ("spec", "minAvailable") if available is not None else ("spec",)
             gang = self._gang(obj, available or 0, job_path, None)
-            job_members = self._members(templates)
+            job_members = self._members(gang, templates)
             if available is None:
                 gang.required = sum(count for _, count in job_members)
-            gang.priority = self._priority(obj.spec, templates)
+            gang.priority = self._spec_priority(obj.spec, templates)
             self._short(gang, job_members, f"Volcano Job {obj.name}")
             found.append(gang)
         return found
@@ -425,21 +408,21 @@ class GangReader:
         """Pod-running objects in no gang: their Pods, each a group of one."""
         found = []
         for obj in self.index.objects:
-            if id(obj) in self.found.claimed:
+            if obj in self.found.claimed:
                 continue
             templates = pod_templates(obj)
             if not templates:
                 continue
             counts = [pod_count(template) for template in templates]
-            if any(count is None for count in counts) or _controlled(obj):
+            if any(count is None for count in counts) or is_controlled(obj.metadata):
                 continue
             required = sum(count for count in counts if count is not None)
             if required == 0:
                 continue
             gang = self._gang(obj, required, ("spec",) if obj.kind != "Pod" else (), None)
-            gang.members = self._members(templates)
+            gang.members = self._members(gang, templates)
             gang.is_gang = False
-            gang.priority = self._priority({}, templates)
+            gang.priority = self._priority(None, templates)
             gang.notes.append("not a gang: each Pod is placed on its own (a group of one)")
             found.append(gang)
         return found
@@ -452,8 +435,7 @@ def collect(
     claims: ClaimBook | None = None,
     never: set[str] | None = None,
 ) -> Collected:
-    reader = GangReader(index, priorities, default_priority, claims)
-    reader.never = never or set()
+    reader = GangReader(index, priorities, default_priority, claims, never)
     pod_groups = reader.was_pod_groups()
     gangs = reader.composites(pod_groups)
     gangs += reader.job_gangs()
@@ -476,14 +458,19 @@ def _named(templates: list[PodTemplate], name: str | None) -> PodTemplate:
     return templates[0]
 
 
-def _topology_key(holder: dict[str, Any]) -> str | None:
+def _topology_key(group: Group) -> str | None:
     """The key of the (single) topology constraint: `schedulingConstraints.topology[0].key`."""
-    entries = as_list(dig(holder, "schedulingConstraints", "topology"))
-    first = as_map(entries[0]) if entries else {}
-    return as_str(first.get("key")) or as_str(first.get("level"))
+    if not group.topology:
+        return None
+    first = group.topology[0]
+    return first.key or as_str(as_map(first.raw).get("level"))
 
 
-def _controlled(obj: KObject) -> bool:
-    return any(
-        isinstance(ref, dict) and ref.get("controller") is True for ref in as_list(obj.metadata.get("ownerReferences"))
-    )
+def _parent_name(gang: Gang) -> str | None:
+    group = object_group(gang.origin) if gang.origin is not None else None
+    return group.parent.value if group is not None and group.parent is not None else None
+
+
+def _subgroup(template: PodTemplate) -> str | None:
+    subgroup = template.membership.kai_subgroup
+    return subgroup.value if subgroup is not None else None

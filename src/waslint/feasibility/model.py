@@ -19,6 +19,7 @@ from waslint.objects.kobject import KObject, as_list, as_map
 from waslint.objects.members import controller_ref, membership
 from waslint.objects.pods import PodShape, gpu_fraction, pod_request
 from waslint.objects.quantity import MILLI, PODS, Resources, resource_map
+from waslint.objects.walks import PodTemplate
 
 DEFAULT_MAX_PODS = 110  # the kubelet's default --max-pods, when a node records no `pods` allocatable
 GPU_MEMORY_LABEL = "nvidia.com/gpu.memory"  # MiB per device (GPU feature discovery)
@@ -188,11 +189,11 @@ def never_preempting(items: list[dict[str, Any]]) -> set[str]:
 # --------------------------------------------------------------------------- gangs
 
 
-@dataclass
+@dataclass(eq=False)
 class Gang:
     """One all-or-nothing group: `required` pods (its minimum) out of `members`, all in one domain
     of `topology_key` when set. A composite group has `children` (gangs) of which `min_groups`
-    must be placed, all inside one domain of its own key."""
+    must be placed, all inside one domain of its own key. Compared (and hashed) by identity."""
 
     kind: str
     namespace: str
@@ -210,6 +211,7 @@ class Gang:
     is_gang: bool = True  # False: Pods of an object in no gang, each a group of one
     preempts: bool = True  # False: preemptionPolicy Never (the group's, its pods' or its PriorityClass's)
     min_path: Path = ()  # where the minimum sits in the origin object
+    templates: list[PodTemplate] = field(default_factory=list, repr=False)  # the pod templates of its pods
 
     @property
     def composite(self) -> bool:
