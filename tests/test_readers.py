@@ -4,10 +4,13 @@ one choice of the release's field names. Readers never raise on wrong types."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from conftest import lint_text
 from waslint.feasibility.dra import claim_book
 from waslint.feasibility.gangs import collect
 from waslint.io.loader import parse_bytes
@@ -361,3 +364,59 @@ def test_each_gang_carries_its_own_pod_templates_and_notes() -> None:
     assert leader.notes == ["ResourceClaimTemplate leader-gpus is not in the set: its devices are not counted"]
     assert [t.owner.name for t in workers.templates] == ["worker-0"]
     assert workers.notes == ["ResourceClaimTemplate worker-gpus is not in the set: its devices are not counted"]
+
+
+# --------------------------------------------------------------------------- lint and feasibility agree
+
+GANG_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train}
+spec:
+  parallelism: 4
+  completions: 4
+  completionMode: Indexed
+  scheduling:
+    schedulingPolicy: {gang: {minCount: 4}}
+    schedulingConstraints: {topology: [{key: topology.kubernetes.io/zone}]}
+  template:
+    spec:
+      restartPolicy: Never
+POD_SPEC"""
+ONE_CONTAINER = """\
+      containers:
+      - {name: main, image: trainer:1.0, resources: {requests: {cpu: 2500m}}}
+"""
+SIDECAR_PLUS_OVERHEAD = """\
+      overhead: {cpu: 500m}
+      initContainers:
+      - {name: proxy, image: proxy:1.0, restartPolicy: Always, resources: {requests: {cpu: "1"}}}
+      containers:
+      - {name: main, image: trainer:1.0, resources: {requests: {cpu: "1"}}}
+"""
+
+
+def _zones(tmp_path: Path) -> str:
+    """Two zones of two 4-CPU nodes: one 2.5-CPU pod per node, so a zone holds 2 of the gang's 4."""
+    items = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": {"topology.kubernetes.io/zone": zone, "kubernetes.io/hostname": name}},
+            "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}},
+        }
+        for zone in ("a", "b")
+        for name in (f"{zone}-1", f"{zone}-2")
+    ]
+    path = tmp_path / "snapshot.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    return str(path)
+
+
+@pytest.mark.parametrize("pod", [ONE_CONTAINER, SIDECAR_PLUS_OVERHEAD], ids=["one-container", "sidecar-overhead"])
+def test_lint_and_feasibility_read_the_same_request(pod: str, tmp_path: Path) -> None:
+    snapshot = _zones(tmp_path)
+    found = lint_text(GANG_JOB.replace("POD_SPEC", pod), select=["WAS603", "WAS606"], extra={"snapshot_path": snapshot})
+    assert sorted(finding.code for finding in found) == ["WAS603", "WAS606"]
+    (was603,) = [finding for finding in found if finding.code == "WAS603"]
+    assert "room for 2 of the 4 pods" in was603.message

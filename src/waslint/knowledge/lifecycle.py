@@ -13,11 +13,13 @@ from waslint.knowledge.tables import load_table
 
 @dataclass(frozen=True)
 class FieldNames:
-    """The names an apiVersion gives the group fields 1.36 renamed: the Workload's list of
-    PodGroup templates and a template's scheduling policy."""
+    """The names an apiVersion gives the group fields releases renamed or added: the Workload's
+    list of PodGroup templates, its list of composite templates (None before 1.37), and a
+    template's scheduling policy."""
 
     templates: str = "podGroupTemplates"
     policy: str = "schedulingPolicy"
+    composite: str | None = "compositePodGroupTemplates"
 
 
 LATEST_FIELDS = FieldNames()
@@ -77,8 +79,8 @@ def lifecycle_entry(group: str, version: str, kind: str) -> ApiVersionEntry | No
 
 
 def field_names(group: str, version: str, kind: str) -> FieldNames:
-    """How this apiVersion of a kind spells the renamed group fields; a version the table does not
-    know (or a kind without templates) gets the current names."""
+    """How this apiVersion of a kind spells the group fields releases renamed or added; a version
+    the table does not know (or a kind without templates) gets the current names."""
     entry = lifecycle_entry(group, version, kind)
     return entry.fields if entry is not None else LATEST_FIELDS
 

@@ -164,7 +164,6 @@ class GroupTemplate:
     parent: GroupTemplate | None
 
 
-COMPOSITE_TEMPLATES = "compositePodGroupTemplates"
 # The fields of a Workload's PodGroup template (besides schedulingPolicy) that a PodGroup created
 # from it is stamped with, and that the template may not change afterwards.
 TEMPLATE_COPIED_FIELDS = (
@@ -180,8 +179,11 @@ TEMPLATE_COPIED_FIELDS = (
 def template_lists(obj: KObject) -> tuple[tuple[str, bool], ...]:
     """The template lists of a Workload (and of its composite templates) as its apiVersion spells
     them, each with whether its templates are composite: `podGroupTemplates` (1.35: `podGroups`)
-    and `compositePodGroupTemplates`."""
-    return ((obj.fields.templates, False), (COMPOSITE_TEMPLATES, True))
+    and, since 1.37, `compositePodGroupTemplates`."""
+    fields = obj.fields
+    if fields.composite is None:
+        return ((fields.templates, False),)
+    return ((fields.templates, False), (fields.composite, True))
 
 
 def workload_templates(obj: KObject) -> list[GroupTemplate]:

@@ -16,17 +16,18 @@ from waslint.knowledge.names import DNS_SUBDOMAIN, QUALIFIED_NAME
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.groups import disruption_mode, group_policy_holders, policy_variant
-from waslint.objects.keys import SCHEDULING
-from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
-from waslint.objects.quantity import parse_quantity
+from waslint.objects.groups import Group, groups_of, object_group, policy_variant
+from waslint.objects.keys import COMPOSITE, POLICY_KINDS, SCHEDULING
+from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
+from waslint.objects.pods import pod_request
+from waslint.objects.quantity import MILLI, Resources, milli
 from waslint.objects.walks import (
     TEMPLATE_COPIED_FIELDS,
     GroupTemplate,
-    containers,
     job_parallelism,
     job_spec,
     pod_templates,
+    template_lists,
     workload_templates,
 )
 
@@ -35,16 +36,7 @@ if TYPE_CHECKING:
 
 MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates, per list
 MAX_TREE_DEPTH = 4  # WorkloadMaxTreeDepth: the top-level templates are level 1
-POLICY_KINDS = frozenset(
-    {
-        (SCHEDULING, "Workload"),
-        (SCHEDULING, "PodGroup"),
-        (SCHEDULING, "CompositePodGroup"),
-        ("batch", "Job"),
-        ("batch", "CronJob"),
-    }
-)
-CHILD_LISTS = ("podGroupTemplates", "compositePodGroupTemplates")
+LEGACY_LIST = "podGroups"  # a 1.35 Workload's list (WAS002/WAS003 check it, WAS101 renames it)
 
 
 def label_key_problem(key: str) -> str | None:
@@ -70,21 +62,13 @@ def label_key_problem(key: str) -> str | None:
     return None
 
 
-def holder_label(obj: KObject, path: Path, holder: dict[str, Any]) -> str:
-    """How a policy holder is named in messages: template 'workers', spec, spec.scheduling."""
-    if obj.kind == "Workload":
-        name = as_str(holder.get("name"))
-        kind = "composite template" if "compositePodGroupTemplates" in path[-2:-1] else "template"
-        return f"{kind} {name!r}" if name else f"{kind} #{path[-1]}"
-    return render_path(path)
-
-
-def _policy_key(holder: dict[str, Any]) -> str:
-    return "policy" if "policy" in holder and "schedulingPolicy" not in holder else "schedulingPolicy"
-
-
-def _topology(holder: dict[str, Any]) -> list[Any]:
-    return as_list(dig(holder, "schedulingConstraints", "topology"))
+def holder_label(group: Group) -> str:
+    """How a group is named in messages: template 'workers', spec, spec.scheduling."""
+    if group.template is not None:
+        name = group.name
+        kind = "composite template" if group.composite else "template"
+        return f"{kind} {name!r}" if name else f"{kind} #{group.path[-1]}"
+    return render_path(group.path)
 
 
 # --------------------------------------------------------------------------- WAS601
@@ -140,27 +124,26 @@ spec:
     text_trigger = "topology"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        for path, holder in group_policy_holders(obj):
-            topology = _topology(holder)
-            base = (*path, "schedulingConstraints", "topology")
+        for group in groups_of(obj):
+            topology = group.topology
             if len(topology) > 1:
-                keys = [as_str(as_map(entry).get("key")) or "?" for entry in topology]
+                keys = [constraint.key or "?" for constraint in topology]
                 yield self.hit(
                     obj,
-                    (*base, 1),
-                    f"{holder_label(obj, path, holder)} has {len(topology)} topology constraints"
+                    topology[1].path,
+                    f"{holder_label(group)} has {len(topology)} topology constraints"
                     f" ({', '.join(keys)}); the API allows one: keep the key of the level that must"
                     " hold the whole group (the narrowest, e.g. the rack) and remove the others",
                 )
-            for position, entry in enumerate(topology):
-                key = as_map(entry).get("key")
-                if not isinstance(key, str):
+            for constraint in topology:
+                key = constraint.key
+                if key is None:
                     continue  # missing or not a string: WAS002 (schema) reports it
                 problem = label_key_problem(key)
                 if problem is not None:
                     yield self.hit(
                         obj,
-                        (*base, position, "key"),
+                        constraint.key_path,
                         f"topology key {key!r} is not a valid label key: {problem}; no node can"
                         " carry it, so the group can never be placed (use a node label key such as"
                         " topology.kubernetes.io/zone)",
@@ -226,23 +209,25 @@ spec:
             if not isinstance(obj.data.get("spec"), dict):
                 return
             yield from self._workload(obj)
-        for path, holder in group_policy_holders(obj):
-            yield from self._policy_union(obj, path, holder)
+        for group in groups_of(obj):
+            yield from self._policy_union(obj, group)
 
     def _workload(self, obj: KObject) -> Iterator[Hit]:
         spec = obj.spec
-        flat = as_list(spec.get("podGroupTemplates"))
-        composite = as_list(spec.get("compositePodGroupTemplates"))
+        lists = template_lists(obj)
+        names = [name for name, _ in lists]
+        flat = as_list(spec.get(names[0]))
+        composite = as_list(spec.get(names[1])) if len(names) > 1 else []
         if flat and composite:
             yield self.hit(
                 obj,
-                ("spec", "compositePodGroupTemplates"),
-                "spec sets both podGroupTemplates and compositePodGroupTemplates; a Workload takes"
+                ("spec", names[1]),
+                f"spec sets both {names[0]} and {names[1]}; a Workload takes"
                 " exactly one: flat PodGroup templates, or a tree of composite templates (move the"
-                " flat templates into a composite template's podGroupTemplates)",
+                f" flat templates into a composite template's {names[0]})",
             )
-        elif not flat and not composite and "podGroups" not in spec:
-            empty = next((name for name in CHILD_LISTS if name in spec), None)
+        elif not flat and not composite and LEGACY_LIST not in spec:
+            empty = next((name for name in names if name in spec), None)
             yield self.hit(
                 obj,
                 ("spec", empty) if empty else ("spec",),
@@ -250,15 +235,15 @@ spec:
                 + ": set exactly one of podGroupTemplates or compositePodGroupTemplates, with at"
                 " least one template",
             )
-        yield from self._list_sizes(obj, ("spec",), spec)
+        yield from self._list_sizes(obj, ("spec",), spec, names)
         templates = workload_templates(obj)
         seen: dict[str, GroupTemplate] = {}
         deepest = max((t.depth for t in templates), default=0)
         reported_depth = False
         for template in templates:
             if template.composite:
-                yield from self._list_sizes(obj, template.path, template.data)
-                if not any(as_list(template.data.get(name)) for name in CHILD_LISTS):
+                yield from self._list_sizes(obj, template.path, template.data, names)
+                if not any(as_list(template.data.get(name)) for name in names):
                     yield self.hit(
                         obj,
                         (*template.path, "name") if "name" in template.data else template.path,
@@ -291,8 +276,8 @@ spec:
                 point_at_key=False,
             )
 
-    def _list_sizes(self, obj: KObject, path: Path, holder: dict[str, Any]) -> Iterator[Hit]:
-        for list_name in (*CHILD_LISTS, "podGroups"):
+    def _list_sizes(self, obj: KObject, path: Path, holder: dict[str, Any], names: list[str]) -> Iterator[Hit]:
+        for list_name in names:
             items = as_list(holder.get(list_name))
             if len(items) > MAX_TEMPLATES:
                 yield self.hit(
@@ -303,19 +288,19 @@ spec:
                     " Workload",
                 )
 
-    def _policy_union(self, obj: KObject, path: Path, holder: dict[str, Any]) -> Iterator[Hit]:
-        key = _policy_key(holder)
-        policy = holder.get(key)
+    def _policy_union(self, obj: KObject, group: Group) -> Iterator[Hit]:
+        policy = group.policy.raw
+        key = group.policy.key
         if not isinstance(policy, dict):
             return  # missing (required: WAS002; optional for a Job: basic) or not a mapping
         gang_name = "gang"
         basic_set = policy.get("basic") is not None
         gang_set = policy.get(gang_name) is not None
-        label = holder_label(obj, path, holder)
+        label = holder_label(group)
         if basic_set and gang_set:
             yield self.hit(
                 obj,
-                (*path, key, gang_name),
+                (*group.policy.path, gang_name),
                 f"{label}: {key} sets both basic and gang; choose one: gang for all-or-nothing"
                 " admission, basic for pod-by-pod scheduling",
             )
@@ -329,7 +314,7 @@ spec:
             )
             yield self.hit(
                 obj,
-                (*path, key),
+                group.policy.path,
                 f"{label}: {key} sets neither basic nor gang; set exactly one{note}",
             )
 
@@ -399,25 +384,17 @@ spec:
         if snapshot is None or not snapshot.nodes:
             return
         nodes = snapshot.nodes
-        for path, holder in group_policy_holders(obj):
-            for position, entry in enumerate(_topology(holder)):
-                key = as_map(entry).get("key")
-                if not isinstance(key, str) or label_key_problem(key) is not None:
+        for group in groups_of(obj):
+            for constraint in group.topology:
+                key = constraint.key
+                if key is None or label_key_problem(key) is not None:
                     continue  # WAS601 reports invalid keys
-                key_path = (*path, "schedulingConstraints", "topology", position, "key")
-                message = self._key_problem(obj, ctx, path, holder, key, nodes, snapshot)
+                message = self._key_problem(group, ctx, key, nodes, snapshot)
                 if message is not None:
-                    yield self.hit(obj, key_path, message, point_at_key=False)
+                    yield self.hit(obj, constraint.key_path, message, point_at_key=False)
 
     def _key_problem(
-        self,
-        obj: KObject,
-        ctx: Context,
-        path: Path,
-        holder: dict[str, Any],
-        key: str,
-        nodes: list[KObject],
-        snapshot: Snapshot,
+        self, group: Group, ctx: Context, key: str, nodes: list[KObject], snapshot: Snapshot
     ) -> str | None:
         where = f"the snapshot {snapshot.path}".rstrip()
         carriers = [node for node in nodes if key in as_map(node.metadata.get("labels"))]
@@ -433,10 +410,10 @@ spec:
                 f"no node in {where} ({len(nodes)} nodes) carries the label {key}, so the group can never be"
                 f" placed{hint}"
             )
-        need = _gang_size(obj, path, holder)
+        need = _gang_size(group)
         if need is None or need <= 1:
             return None
-        requests = _member_requests(obj, ctx, path)
+        requests = _member_requests(group.obj, ctx)
         domains: Counter[str] = Counter()
         for node in carriers:
             if as_map(node.data.get("spec")).get("unschedulable") is True:
@@ -466,23 +443,25 @@ spec:
         )
 
 
-def _gang_size(obj: KObject, path: Path, holder: dict[str, Any]) -> int | None:
-    policy = as_map(holder.get(_policy_key(holder)))
-    gang = policy.get("gang")
-    if "minGroupCount" in as_map(gang) or (obj.kind == "Workload" and "compositePodGroupTemplates" in path):
+def _gang_size(group: Group) -> int | None:
+    """The Pods a gang needs at once: its minCount (a Job gang without one: parallelism); None
+    for a composite (its size is in groups) or a group that is no gang."""
+    gang = group.policy.gang
+    if group.composite or "minGroupCount" in (gang or {}):
         return None  # a composite's size is in groups, not pods
-    if obj.group == "batch":
-        if not isinstance(gang, dict):
+    count = group.policy.minimum.value
+    if group.role == "job":
+        if gang is None:
             return None
-        count = as_int(gang.get("minCount"))
-        job = job_spec(obj)
+        job = job_spec(group.obj)
         return count if count is not None else max(job_parallelism(job[1] if job else {}), 1)
-    return as_int(as_map(gang).get("minCount"))
+    return count
 
 
-def _member_requests(obj: KObject, ctx: Context, path: Path) -> dict[str, float]:
-    """Requests of one member pod, when the members are known: a Job's template, or the first
-    Pod/template in the set whose schedulingGroup names this PodGroup."""
+def _member_requests(obj: KObject, ctx: Context) -> Resources:
+    """The request of one member pod (objects/pods.py, milli-units), when the members are known:
+    a Job's template, or the first Pod/template in the set whose schedulingGroup names this
+    PodGroup."""
     if obj.group == "batch":
         templates = pod_templates(obj)
     elif obj.kind == "PodGroup" and obj.name:
@@ -490,50 +469,25 @@ def _member_requests(obj: KObject, ctx: Context, path: Path) -> dict[str, float]
     else:
         return {}
     for template in templates:
-        requests = pod_requests(template.spec)
+        requests = {name: amount for name, amount in pod_request(template.spec).items() if amount > 0}
         if requests:
             return requests
     return {}
 
 
-def pod_requests(spec: dict[str, Any]) -> dict[str, float]:
-    """Sum of the containers' requests (a limit stands for a missing request, as the API defaults
-    it), with the largest init container when it asks for more."""
-    total: dict[str, float] = {}
-    init: dict[str, float] = {}
-    for list_name, _, container in containers(spec):
-        if list_name == "ephemeralContainers":
-            continue
-        resources = as_map(container.get("resources"))
-        wanted = dict(as_map(resources.get("limits")))
-        wanted.update(as_map(resources.get("requests")))
-        for name, raw in wanted.items():
-            quantity = parse_quantity(raw)
-            if quantity is None or quantity <= 0:
-                continue
-            value = float(quantity)
-            if list_name == "initContainers":
-                init[name] = max(init.get(name, 0.0), value)
-            else:
-                total[name] = total.get(name, 0.0) + value
-    for name, value in init.items():
-        total[name] = max(total.get(name, 0.0), value)
-    return total
-
-
-def _pods_per_node(node: KObject, requests: dict[str, float]) -> int:
+def _pods_per_node(node: KObject, requests: Resources) -> int:
     allocatable = as_map(dig(node.data, "status", "allocatable"))
     fits: list[int] = []
     for name, wanted in requests.items():
-        quantity = parse_quantity(allocatable.get(name))
-        if quantity is None:
+        capacity = milli(allocatable.get(name), round_up=False)
+        if capacity is None:
             if name in ("cpu", "memory", "ephemeral-storage"):
                 continue  # not recorded in the snapshot: do not guess
             return 0  # an extended resource the node does not have
-        fits.append(int(float(quantity) // wanted))
-    pods = parse_quantity(allocatable.get("pods"))
+        fits.append(capacity // wanted)
+    pods = milli(allocatable.get("pods"), round_up=False)
     if pods is not None:
-        fits.append(int(pods))
+        fits.append(pods // MILLI)
     return min(fits) if fits else 1
 
 
@@ -916,19 +870,16 @@ spec:
     kinds = POLICY_KINDS
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        for path, holder in group_policy_holders(obj):
-            if disruption_mode(holder.get("disruptionMode")) != "all":
+        for group in groups_of(obj):
+            if group.disruption.mode != "all":
                 continue
-            policy_key = _policy_key(holder)
-            policy = holder.get(policy_key)
-            variant = policy_variant(policy)
-            defaulted = obj.group == "batch" and policy is None
-            if variant == "basic" or defaulted:
-                label = holder_label(obj, path, holder)
+            defaulted = obj.group == "batch" and not group.policy.present
+            if group.policy.variant == "basic" or defaulted:
+                label = holder_label(group)
                 basic = "no schedulingPolicy (a Job's default is basic)" if defaulted else "a basic policy"
                 yield self.hit(
                     obj,
-                    (*path, "disruptionMode"),
+                    group.disruption.path,
                     f"{label}: disruptionMode all (disrupt the whole group together) with {basic}:"
                     " a basic group is scheduled pod by pod, so there is no gang to keep whole;"
                     " use a gang policy, or disruptionMode {single: {}}"
@@ -942,40 +893,44 @@ spec:
             yield from self._parent_object(obj, ctx)
 
     def _composite_children(self, obj: KObject) -> Iterator[Hit]:
-        for template in workload_templates(obj):
-            parent = template.parent
-            if parent is None or disruption_mode(parent.data.get("disruptionMode")) != "all":
+        groups = groups_of(obj)
+        mode_of = {group.template.path: group.disruption.mode for group in groups if group.template is not None}
+        for group in groups:
+            template = group.template
+            parent = template.parent if template is not None else None
+            if template is None or parent is None or mode_of.get(parent.path) != "all":
                 continue
-            if disruption_mode(template.data.get("disruptionMode")) == "single":
+            if group.disruption.mode == "single":
                 yield self.hit(
                     obj,
-                    (*template.path, "disruptionMode"),
+                    group.disruption.path,
                     f"template {_name(template)!r} is single (pods disrupted one by one) under"
                     f" composite template {_name(parent)!r}, which is all (children disrupted"
                     " together): make the child all too, or the parent single",
                 )
 
     def _parent_object(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
-        parent_name = as_str(obj.spec.get("parentCompositePodGroupName"))
-        if parent_name is None:
+        group = object_group(obj)
+        if group is None or group.parent is None:
             return
-        parent = ctx.index.get(SCHEDULING, "CompositePodGroup", obj.namespace, parent_name)
-        if parent is None or disruption_mode(parent.spec.get("disruptionMode")) != "all":
+        parent_name = group.parent.value
+        parent = ctx.index.get(*COMPOSITE, obj.namespace, parent_name)
+        parent_group = object_group(parent) if parent is not None else None
+        if parent_group is None or parent_group.disruption.mode != "all":
             return
-        own = obj.spec.get("disruptionMode")
-        mode = disruption_mode(own)
-        if own is None:
+        own = group.disruption
+        if own.raw is None:
             yield self.hit(
                 obj,
-                ("spec", "parentCompositePodGroupName"),
+                group.parent.path,
                 f"this {obj.kind} has no disruptionMode, which defaults to single, but its parent"
                 f" CompositePodGroup {parent_name!r} is all (children disrupted together): set"
                 " disruptionMode {all: {}} here",
             )
-        elif mode == "single":
+        elif own.mode == "single":
             yield self.hit(
                 obj,
-                ("spec", "disruptionMode"),
+                own.path,
                 f"disruptionMode single under parent CompositePodGroup {parent_name!r}, which is"
                 " all (children disrupted together): make this one all too, or the parent single",
             )
