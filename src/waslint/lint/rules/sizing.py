@@ -19,30 +19,26 @@ from typing import Any
 from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.groups import disruption_mode, policy_variant
+from waslint.objects.groups import Group, groups_of, object_group
 from waslint.objects.index import distinct_members
 from waslint.objects.keys import (
-    COSCHEDULING_LABEL,
+    COMPOSITE,
     COSCHEDULING_PODGROUP,
     JOB_KINDS,
-    KAI_GROUP_ANNOTATION,
     KAI_MIN_MEMBER,
     KAI_MIN_MEMBER_KINDS,
     KAI_PODGROUP,
-    KAI_SUBGROUP_LABEL,
-    SCHEDULER_MEMBER_WORDS,
+    PODGROUP,
     SCHEDULING,
-    VOLCANO_GROUP_ANNOTATIONS,
     VOLCANO_JOB,
     VOLCANO_PODGROUP,
+    WORKLOAD,
 )
 from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
+from waslint.objects.members import is_controlled
 from waslint.objects.walks import (
-    POD_TEMPLATE_KINDS,
     Count,
-    GroupTemplate,
     PodTemplate,
-    claim_entries,
     job_pods,
     job_spec,
     jobset_replicated,
@@ -50,8 +46,7 @@ from waslint.objects.walks import (
     lws_sizes,
     parse_min_member,
     pod_count,
-    pod_templates,
-    workload_templates,
+    template_lists,
 )
 
 # --------------------------------------------------------------------------- shared readings
@@ -60,17 +55,11 @@ from waslint.objects.walks import (
 def template_pods(template: PodTemplate) -> int | None:
     """Pods of a template that exist at once; unknown (None) for a controller's object (a dump of
     one of its Pods: the siblings are not in the set)."""
-    return None if _controlled(template.owner) else pod_count(template)
+    return None if is_controlled(template.owner.metadata) else pod_count(template)
 
 
 def _pods(count: int) -> str:
     return f"{count} Pod" if count == 1 else f"{count} Pods"
-
-
-def _controlled(obj: KObject) -> bool:
-    return any(
-        isinstance(ref, dict) and ref.get("controller") is True for ref in as_list(obj.metadata.get("ownerReferences"))
-    )
 
 
 def describe(template: PodTemplate, pods: int | None) -> str:
@@ -105,29 +94,16 @@ def count_members(templates: Iterable[PodTemplate]) -> Members:
     return Members(known, unknown, parts)
 
 
-def _gang_field(policy_path: Path, policy: Any, field: str) -> tuple[Path, Any, bool]:
-    """(path of gang.<field>, raw value, present) for a policy mapping with a gang member."""
-    gang = as_map(as_map(policy).get("gang"))
-    return (*policy_path, "gang", field), gang.get(field), field in gang
-
-
 def job_gang(obj: KObject) -> tuple[Path, int, Path, dict[str, Any]] | None:
     """(minCount path, minCount, JobSpec path, JobSpec) for a Job/CronJob gang with a minCount."""
     job = job_spec(obj)
-    if job is None:
+    group = object_group(obj)
+    if job is None or group is None or group.policy.variant != "gang":
         return None
-    job_path, spec = job
-    scheduling = spec.get("scheduling")
-    if not isinstance(scheduling, dict):
+    minimum = group.policy.minimum
+    if minimum.value is None:
         return None
-    policy = scheduling.get("schedulingPolicy")
-    if policy_variant(policy) != "gang":
-        return None
-    path, raw, _ = _gang_field((*job_path, "scheduling", "schedulingPolicy"), policy, "minCount")
-    value = as_int(raw)
-    if value is None:
-        return None
-    return path, value, job_path, spec
+    return minimum.path, minimum.value, job[0], job[1]
 
 
 def _prefix(job_path: Path) -> str:
@@ -381,11 +357,10 @@ spec:
             yield from self._composite(obj, ctx)
 
     def _pod_group(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
-        policy = obj.spec.get("schedulingPolicy")
-        if obj.name is None or policy_variant(policy) != "gang":
+        group = object_group(obj)
+        if obj.name is None or group is None or group.policy.variant != "gang":
             return
-        path, raw, _ = _gang_field(("spec", "schedulingPolicy"), policy, "minCount")
-        min_count = as_int(raw)
+        path, min_count = group.policy.minimum.path, group.policy.minimum.value
         templates = distinct_members(ctx.index.pod_group_members(obj.namespace, obj.name), obj)
         if min_count is None or not templates:
             return
@@ -402,15 +377,12 @@ spec:
         )
 
     def _workload(self, obj: KObject) -> Iterator[Hit]:
-        for template in workload_templates(obj):
-            if not template.composite:
+        for group in groups_of(obj):
+            template = group.template
+            if template is None or not template.composite or group.policy.variant != "gang":
                 continue
-            policy = template.data.get("schedulingPolicy")
-            if policy_variant(policy) != "gang":
-                continue
-            path, raw, _ = _gang_field((*template.path, "schedulingPolicy"), policy, "minGroupCount")
-            wanted = as_int(raw)
-            children = _child_templates(template)
+            path, wanted = group.policy.minimum.path, group.policy.minimum.value
+            children = _child_templates(obj, template.data)
             if wanted is None or wanted <= len(children):
                 continue
             name = as_str(template.data.get("name")) or "<unnamed>"
@@ -424,23 +396,21 @@ spec:
             )
 
     def _composite(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
-        policy = obj.spec.get("schedulingPolicy")
-        if obj.name is None or policy_variant(policy) != "gang":
+        group = object_group(obj)
+        if obj.name is None or group is None or group.policy.variant != "gang":
             return
-        path, raw, _ = _gang_field(("spec", "schedulingPolicy"), policy, "minGroupCount")
-        wanted = as_int(raw)
+        path, wanted = group.policy.minimum.path, group.policy.minimum.value
         found = workload_template_of(obj, ctx)
         if wanted is None or found is None or not found[1].composite:
             return
         workload, template = found
-        children = _child_templates(template)
+        children = _child_templates(workload, template.data)
         objects = sorted(
             {
-                f"{kind} {child.name or '<unnamed>'}"
-                for kind in ("PodGroup", "CompositePodGroup")
-                for child in ctx.index.of_kind(SCHEDULING, kind)
-                if child.namespace == obj.namespace
-                and as_str(child.spec.get("parentCompositePodGroupName")) == obj.name
+                f"{child.kind} {child.name or '<unnamed>'}"
+                for kind in (PODGROUP, COMPOSITE)
+                for child in ctx.index.of_kind(*kind)
+                if child.namespace == obj.namespace and _parent(child) == obj.name
             }
         )
         if wanted <= max(len(children), len(objects)):
@@ -457,41 +427,32 @@ spec:
         )
 
 
-def _child_templates(template: GroupTemplate) -> list[str]:
+def _child_templates(workload: KObject, template: dict[str, Any]) -> list[str]:
+    """The names of a composite template's children."""
     return [
         as_str(item.get("name")) or "<unnamed>"
-        for key in ("podGroupTemplates", "compositePodGroupTemplates")
-        for item in as_list(template.data.get(key))
+        for key, _ in template_lists(workload)
+        for item in as_list(template.get(key))
         if isinstance(item, dict)
     ]
 
 
-def workload_ref(obj: KObject) -> tuple[Path, str, str] | None:
-    """(path, workloadName, templateName) from spec.workloadRef, or the 1.36 podGroupTemplateRef."""
-    ref = obj.spec.get("workloadRef")
-    if isinstance(ref, dict):
-        workload, template = as_str(ref.get("workloadName")), as_str(ref.get("templateName"))
-        path: Path = ("spec", "workloadRef")
-    else:
-        legacy = as_map(dig(obj.spec, "podGroupTemplateRef", "workload"))
-        workload = as_str(legacy.get("workloadName"))
-        template = as_str(legacy.get("podGroupTemplateName"))
-        path = ("spec", "podGroupTemplateRef")
-    if workload is None or template is None:
-        return None
-    return path, workload, template
+def _parent(obj: KObject) -> str | None:
+    group = object_group(obj)
+    return group.parent.value if group is not None and group.parent is not None else None
 
 
-def workload_template_of(obj: KObject, ctx: Context) -> tuple[KObject, GroupTemplate] | None:
-    """The Workload (same namespace) and template a PodGroup/CompositePodGroup names, if known."""
-    ref = workload_ref(obj)
-    if ref is None:
+def workload_template_of(obj: KObject, ctx: Context) -> tuple[KObject, Group] | None:
+    """The Workload (same namespace) and template group a PodGroup/CompositePodGroup names, if known."""
+    group = object_group(obj)
+    ref = group.workload_ref if group is not None else None
+    if ref is None or ref.workload is None or ref.template is None:
         return None
-    workload = ctx.index.nearest(SCHEDULING, "Workload", obj.namespace, ref[1], obj)
+    workload = ctx.index.nearest(*WORKLOAD, obj.namespace, ref.workload, obj)
     if workload is None:
         return None
-    for template in workload_templates(workload):
-        if as_str(template.data.get("name")) == ref[2]:
+    for template in groups_of(workload):
+        if template.name == ref.template:
             return workload, template
     return None
 
@@ -501,56 +462,48 @@ def workload_template_of(obj: KObject, ctx: Context) -> tuple[KObject, GroupTemp
 _UNKNOWN = object()  # a field of the wrong type: not compared (WAS002 reports it)
 
 
-def _disruption(value: Any) -> Any:
-    if value is None:
+def _disruption(group: Group) -> Any:
+    if group.disruption.raw is None:
         return "single"  # the PodGroup default, and what a PodGroup made from the template gets
-    mode = disruption_mode(value) if isinstance(value, (str, dict)) else None
+    mode = group.disruption.mode
     return _UNKNOWN if mode is None else mode
 
 
-def _topology(value: Any) -> Any:
-    if value is None:
+def _topology(group: Group) -> Any:
+    constraints = group.data.get("schedulingConstraints")
+    if constraints is None:
         return ()
-    keys = []
-    for item in as_list(as_map(value).get("topology")) if isinstance(value, dict) else [None]:
-        key = as_str(as_map(item).get("key"))
-        if key is None:
-            return _UNKNOWN
-        keys.append(key)
-    return tuple(keys)
+    if not isinstance(constraints, dict) or any(entry.key is None for entry in group.topology):
+        return _UNKNOWN
+    return tuple(entry.key for entry in group.topology)
 
 
-def _facets(holder: dict[str, Any], composite: bool) -> list[tuple[str, Path, Any]]:
-    """(facet, field path in the holder, comparable value) for WAS304."""
-    policy_key = "schedulingPolicy" if "schedulingPolicy" in holder else "policy"  # 1.35: policy
-    policy = holder.get(policy_key)
-    kind = policy_variant(policy)
-    facets: list[tuple[str, Path, Any]] = [("policy kind", (policy_key,), kind if kind is not None else _UNKNOWN)]
+def _facets(group: Group) -> list[tuple[str, Path, Any]]:
+    """(facet, path of the field, comparable value) of a group for WAS304."""
+    policy = group.policy
+    kind = policy.variant
+    facets: list[tuple[str, Path, Any]] = [("policy kind", policy.path, kind if kind is not None else _UNKNOWN)]
     if kind == "gang":
-        field = "minGroupCount" if composite else "minCount"
-        raw = as_map(as_map(policy).get("gang")).get(field)
-        value = as_int(raw)
-        count = _UNKNOWN if value is None else value
-        facets.append((field, (policy_key, "gang", field), count))
-    disruption = _disruption(holder.get("disruptionMode"))
-    facets.append(("disruptionMode", ("disruptionMode",), disruption))
-    priority = holder.get("priorityClassName")
+        value = policy.minimum.value
+        facets.append((policy.minimum.field, policy.minimum.path, _UNKNOWN if value is None else value))
+    facets.append(("disruptionMode", group.disruption.path, _disruption(group)))
+    priority = group.data.get("priorityClassName")
     facets.append(
         (
             "priorityClassName",
-            ("priorityClassName",),
+            (*group.path, "priorityClassName"),
             priority if priority is None or isinstance(priority, str) else _UNKNOWN,
         )
     )
-    facets.append(("topology key", ("schedulingConstraints",), _topology(holder.get("schedulingConstraints"))))
-    if not composite:
-        raw_claims = holder.get("resourceClaims")
+    facets.append(("topology key", (*group.path, "schedulingConstraints"), _topology(group)))
+    if not group.composite:
+        raw_claims = group.data.get("resourceClaims")
         claims = (
-            frozenset(c.triple for c in claim_entries(holder, ()))
+            frozenset(claim.triple for claim in group.claims)
             if raw_claims is None or isinstance(raw_claims, list)
             else _UNKNOWN
         )
-        facets.append(("claims", ("resourceClaims",), claims))
+        facets.append(("claims", (*group.path, "resourceClaims"), claims))
     return facets
 
 
@@ -644,13 +597,13 @@ spec:
         if found is None:
             return
         workload, template = found
-        composite = obj.kind == "CompositePodGroup"
-        if template.composite != composite:
+        group = object_group(obj)
+        if group is None or template.composite != group.composite:
             return
-        name = as_str(template.data.get("name")) or "<unnamed>"
+        name = template.name or "<unnamed>"
         source = f"Workload {workload.namespace}/{workload.name} template {name!r}"
-        theirs = {facet: value for facet, _, value in _facets(template.data, composite)}
-        for facet, path, mine in _facets(obj.spec, composite):
+        theirs = {facet: value for facet, _, value in _facets(template)}
+        for facet, path, mine in _facets(group):
             # minCount/minGroupCount exist on both sides only when both are gangs.
             other = theirs.get(facet, _UNKNOWN)
             if mine is _UNKNOWN or other is _UNKNOWN or mine == other:
@@ -673,14 +626,14 @@ spec:
             )
             return self.hit(
                 obj,
-                ("spec", *path),
+                path,
                 f"{obj.kind} claims differ from {source}: {advice}",
             )
         else:
             advice = f"the field is immutable: recreate the {obj.kind} with the template's value"
         return self.hit(
             obj,
-            ("spec", *path),
+            path,
             f"{obj.kind} {facet} is {_show(facet, mine)} but {source} has {_show(facet, other)}: {advice}",
         )
 
@@ -777,15 +730,14 @@ spec:
             yield from self._volcano_job(obj)
         if not any(index.has_kind(*kind) for kind in (KAI_PODGROUP, VOLCANO_PODGROUP, COSCHEDULING_PODGROUP)):
             return
-        members = _third_party_members(ctx)
         for obj in index.of_kind(*KAI_PODGROUP):
-            yield from self._kai_group(obj, members)
+            yield from self._kai_group(obj, index.scheduler_members("kai", obj.namespace, obj.name or ""))
         for kind, family, scheduler in (
             (VOLCANO_PODGROUP, "volcano", "Volcano"),
             (COSCHEDULING_PODGROUP, "coscheduling", "the coscheduling plugin"),
         ):
             for obj in index.of_kind(*kind):
-                templates = members.get((family, obj.namespace, obj.name or ""), [])
+                templates = index.scheduler_members(family, obj.namespace, obj.name or "")
                 value = as_int(obj.spec.get("minMember"))
                 if value is not None and templates:
                     source = f"{family.capitalize()} PodGroup minMember"
@@ -863,8 +815,7 @@ spec:
             SizeCheck(obj, ("spec", "minAvailable"), f"Volcano Job minAvailable {value}", "Volcano", value, target)
         )
 
-    def _kai_group(self, obj: KObject, members: dict[tuple[str, str, str], list[PodTemplate]]) -> Iterator[Hit]:
-        templates = members.get(("kai", obj.namespace, obj.name or ""), [])
+    def _kai_group(self, obj: KObject, templates: list[PodTemplate]) -> Iterator[Hit]:
         if not templates:
             return
         sub_groups = [item for item in as_list(obj.spec.get("subGroups")) if isinstance(item, dict)]
@@ -878,9 +829,9 @@ spec:
         parents = {as_str(item.get("parent")) for item in sub_groups}
         by_sub_group: dict[str, list[PodTemplate]] = defaultdict(list)
         for template in templates:
-            label = as_str(template.labels.get(KAI_SUBGROUP_LABEL))
+            label = template.membership.kai_subgroup
             if label is not None:
-                by_sub_group[label].append(template)
+                by_sub_group[label.value].append(template)
         for position, item in enumerate(as_list(obj.spec.get("subGroups"))):
             if not isinstance(item, dict):
                 continue
@@ -937,27 +888,6 @@ spec:
                 severity=Severity.WARNING,
                 point_at_key=False,
             )
-
-
-def _third_party_members(ctx: Context) -> dict[tuple[str, str, str], list[PodTemplate]]:
-    """(family, namespace, group) -> member pod templates of KAI/Volcano/coscheduling groups."""
-    members: dict[tuple[str, str, str], list[PodTemplate]] = defaultdict(list)
-    for kind in sorted(POD_TEMPLATE_KINDS):
-        for obj in ctx.index.mentioning(*SCHEDULER_MEMBER_WORDS, kinds=[kind]):
-            for template in pod_templates(obj):
-                annotations, labels = template.annotations, template.labels
-                kai = as_str(annotations.get(KAI_GROUP_ANNOTATION))
-                if kai is not None:
-                    members[("kai", obj.namespace, kai)].append(template)
-                for key in VOLCANO_GROUP_ANNOTATIONS:
-                    volcano = as_str(annotations.get(key))
-                    if volcano is not None:
-                        members[("volcano", obj.namespace, volcano)].append(template)
-                        break
-                cosched = as_str(labels.get(COSCHEDULING_LABEL))
-                if cosched is not None:
-                    members[("coscheduling", obj.namespace, cosched)].append(template)
-    return members
 
 
 # --------------------------------------------------------------------------- WAS306
@@ -1038,56 +968,43 @@ spec:
             )
 
     def _was(self, obj: KObject) -> Iterator[Hit]:
-        if obj.kind == "Workload":
-            for template in workload_templates(obj):
-                key = "schedulingPolicy" if "schedulingPolicy" in template.data else "policy"
-                name = as_str(template.data.get("name")) or "<unnamed>"
-                field = "minGroupCount" if template.composite else "minCount"
-                yield from self._required(
-                    obj, (*template.path, key), template.data.get(key), field, f"template {name!r}"
-                )
-            return
-        field = "minGroupCount" if obj.kind == "CompositePodGroup" else "minCount"
-        yield from self._required(obj, ("spec", "schedulingPolicy"), obj.spec.get("schedulingPolicy"), field, obj.kind)
+        for group in groups_of(obj):
+            where = f"template {group.name or '<unnamed>'!r}" if group.template is not None else obj.kind
+            yield from self._required(obj, group, where)
 
-    def _required(self, obj: KObject, policy_path: Path, policy: Any, field: str, where: str) -> Iterator[Hit]:
-        if not isinstance(policy, dict) or not isinstance(policy.get("gang"), dict):
+    def _required(self, obj: KObject, group: Group, where: str) -> Iterator[Hit]:
+        if group.policy.gang is None:
             return
-        path, raw, present = _gang_field(policy_path, policy, field)
-        if not present or raw is None:
+        minimum = group.policy.minimum
+        field = minimum.field
+        if not minimum.present or minimum.raw is None:
             yield self.hit(
                 obj,
-                (*policy_path, "gang"),
+                (*group.policy.path, "gang"),
                 f"{where} gang policy has no {field}: it is required and must be at least 1"
                 f" (the number of {'child groups' if field == 'minGroupCount' else 'Pods'} that"
                 f" must be schedulable together); add gang.{field}",
             )
             return
-        value = as_int(raw)
+        value = minimum.value
         if value is not None and value < 1:
             yield self.hit(
                 obj,
-                path,
+                minimum.path,
                 f"{where} gang {field} is {value}: it must be at least 1 (the API server rejects"
                 " it). Set it to the gang's real size, or use `basic: {}` for no gang",
                 point_at_key=False,
             )
 
     def _job(self, obj: KObject) -> Iterator[Hit]:
-        job = job_spec(obj)
-        if job is None:
+        group = object_group(obj)
+        if group is None or group.policy.gang is None:
             return
-        job_path, spec = job
-        policy = as_map(spec.get("scheduling")).get("schedulingPolicy")
-        if not isinstance(policy, dict) or not isinstance(policy.get("gang"), dict):
-            return
-        policy_path: Path = (*job_path, "scheduling", "schedulingPolicy")
-        path, raw, _ = _gang_field(policy_path, policy, "minCount")
-        value = as_int(raw)
+        value = group.policy.minimum.value
         if value is not None and value < 1:
             yield self.hit(
                 obj,
-                path,
+                group.policy.minimum.path,
                 f"{obj.kind} gang minCount is {value}: when set it must be at least 1 (the API"
                 " server rejects it). Remove it (it then defaults to parallelism), or set the"
                 " gang's size",
