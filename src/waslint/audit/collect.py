@@ -20,6 +20,7 @@ from waslint.io.loader import Document, SourceFile
 from waslint.knowledge.releases import Release, milestone
 from waslint.objects.keys import SCHEDULING
 from waslint.objects.kobject import WAS_KINDS, as_list, as_map, as_str, dig
+from waslint.objects.members import controller_ref, membership
 from waslint.sources.cluster.capture import reduce_pod
 from waslint.sources.cluster.connection import Connection, RequestFailed
 from waslint.sources.cluster.discovery import APIResource, Discovery
@@ -187,7 +188,8 @@ def source_of(path: str, item: Item, readable: bool = True) -> SourceFile:
 def _job_is_managed(job: Item, target: Release) -> bool:
     """Whether the Job controller would make a Workload and PodGroup for this Job (was-api.md §3)."""
     spec = as_map(job.get("spec"))
-    if dig(spec, "template", "spec", "schedulingGroup") is not None:
+    template = as_map(spec.get("template"))
+    if membership(as_map(template.get("metadata")), as_map(template.get("spec"))).scheduling_group:
         return False  # opted out: a bring-your-own PodGroup
     finished = any(
         as_map(c).get("type") in ("Complete", "Failed") and as_map(c).get("status") == "True"
@@ -204,13 +206,6 @@ def _job_is_managed(job: Item, target: Release) -> bool:
             and spec.get("completions") == parallelism
         )
     return True
-
-
-def _controller_kind(item: Item) -> str | None:
-    for owner in as_list(dig(item, "metadata", "ownerReferences")):
-        if as_map(owner).get("controller") is True:
-            return as_str(as_map(owner).get("kind"))
-    return None
 
 
 class Collector:
@@ -280,7 +275,7 @@ class Collector:
     def _pod(self, pod: Item) -> None:
         self.result.pods_total += 1
         self._control_plane_pod(pod)
-        if dig(pod, "spec", "schedulingGroup") is None:
+        if not membership(as_map(pod.get("metadata")), as_map(pod.get("spec"))).scheduling_group:
             return
         self.result.per_version[("Pod with schedulingGroup", str(pod.get("apiVersion", "v1")))] += 1
         self._add(pod_view(pod), readable=False)
@@ -306,10 +301,10 @@ class Collector:
                 )
             )
         if kind == "Job" and api_version == "batch/v1" and _job_is_managed(item, self.target):
-            owner = _controller_kind(item)
+            owner = controller_ref(as_map(item.get("metadata")))
             if owner is None:
                 self.result.growth.root_jobs += 1
-            elif owner == "CronJob":
+            elif owner.kind == "CronJob":
                 self.result.growth.cronjob_jobs += 1
         if kind == "CronJob":
             self.result.growth.cronjobs += 1

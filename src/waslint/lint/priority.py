@@ -6,11 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from waslint.lint.context import Context
-from waslint.objects.keys import SCHEDULING
+from waslint.objects.keys import KAI_QUEUE_LABELS, KAI_SCHEDULER, PRIORITY_CLASS
 from waslint.objects.kobject import KObject, as_str
 from waslint.objects.walks import PodTemplate
-
-PRIORITY_CLASS = (SCHEDULING, "PriorityClass")
 
 # PriorityClasses every cluster has (created by the API server itself), with their values.
 SYSTEM_PRIORITY_CLASSES = {
@@ -20,7 +18,6 @@ SYSTEM_PRIORITY_CLASSES = {
 # PriorityClasses the KAI-Scheduler installation creates (KAI docs, "Workload Priority").
 # A value of 100 or more is non-preemptible in KAI.
 KAI_PRIORITY_CLASSES = {"train": 50, "build-preemptible": 75, "build": 100, "inference": 125}
-KAI_SCHEDULER = "kai-scheduler"
 
 
 @dataclass
@@ -72,6 +69,4 @@ def _collect_priority_classes(ctx: Context) -> PriorityClasses:
 def is_kai_template(owner: KObject, template: PodTemplate) -> bool:
     if template.spec.get("schedulerName") == KAI_SCHEDULER:
         return True
-    return any(
-        key in labels for labels in (template.labels, owner.labels) for key in ("kai.scheduler/queue", "runai/queue")
-    )
+    return any(key in labels for labels in (template.labels, owner.labels) for key in KAI_QUEUE_LABELS)

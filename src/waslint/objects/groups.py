@@ -24,6 +24,9 @@ from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, di
 from waslint.objects.members import Located
 from waslint.objects.walks import Claim, GroupTemplate, claim_entries, job_scheduling, workload_templates
 
+# A gang's minimum: Pods for a PodGroup (template), child groups for a composite.
+MIN_COUNT = "minCount"
+MIN_GROUP_COUNT = "minGroupCount"
 # The 1.36 string form of disruptionMode and the 1.37 union member each one became.
 LEGACY_DISRUPTION_MODES = {"Pod": "single", "PodGroup": "all"}
 
@@ -233,7 +236,7 @@ def _group(
 def _policy(path: Path, data: dict[str, Any], key: str, composite: bool) -> Policy:
     raw = data.get(key)
     policy_path: Path = (*path, key)
-    field = "minGroupCount" if composite else "minCount"
+    field = MIN_GROUP_COUNT if composite else MIN_COUNT
     gang = as_map(as_map(raw).get("gang"))
     minimum = GangMinimum(field, (*policy_path, "gang", field), gang.get(field), field in gang)
     return Policy(key, policy_path, raw, policy_variant(raw), minimum)
@@ -275,8 +278,3 @@ def read_workload_ref(spec: dict[str, Any]) -> WorkloadRef | None:
             True,
         )
     return None
-
-
-def group_policy_holders(obj: KObject) -> list[tuple[Path, dict[str, Any]]]:
-    """(path, mapping) of each group of an object (`groups_of`)."""
-    return [(group.path, group.data) for group in groups_of(obj)]

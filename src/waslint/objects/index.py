@@ -93,16 +93,37 @@ class ObjectIndex:
         if self.lookups is not None and (group, kind) not in self.lookups.kinds:
             raise UndeclaredLookup(f"a lookup of {group or 'core'}/{kind}, which lint/lookups.py does not declare")
 
+    def _declared_words(self, words: Iterable[str]) -> None:
+        undeclared = [word for word in words if self.lookups is not None and word not in self.lookups.words]
+        if undeclared:
+            raise UndeclaredLookup(
+                f"a lookup of objects mentioning {undeclared[0]!r}, which lint/lookups.py does not declare"
+            )
+
     def of_kind(self, group: str, kind: str) -> list[KObject]:
         self._declared(group, kind)
         return self._by_kind.get((group, kind), [])
 
-    def of_kinds(self, kinds: Iterable[tuple[str, str]]) -> list[KObject]:
-        """The objects of any of these kinds, in set order."""
+    def select(
+        self,
+        kinds: Iterable[tuple[str, str]],
+        mentioning: Iterable[str] = (),
+        among: Iterable[tuple[str, str]] = (),
+    ) -> list[KObject]:
+        """In set order: the objects of `kinds`, and the objects of `among` kinds whose text
+        mentions one of `mentioning` (declared lookups both)."""
         wanted = set(kinds)
         for group, kind in sorted(wanted):
             self._declared(group, kind)
-        return [obj for obj in self.objects if (obj.group, obj.kind) in wanted]
+        words = tuple(mentioning)
+        word_kinds = set(among)
+        self._declared_words(words)
+        return [
+            obj
+            for obj in self.objects
+            if (obj.group, obj.kind) in wanted
+            or ((obj.group, obj.kind) in word_kinds and any(obj.doc.mentions(word) for word in words))
+        ]
 
     def get(self, group: str, kind: str, namespace: str, name: str) -> KObject | None:
         self._declared(group, kind)
@@ -116,11 +137,7 @@ class ObjectIndex:
     def mentioning(self, *words: str, kinds: Iterable[tuple[str, str]] | None = None) -> list[KObject]:
         """The objects whose text mentions one of `words` (of `kinds`, when given, kind by kind), in
         set order."""
-        undeclared = [word for word in words if self.lookups is not None and word not in self.lookups.words]
-        if undeclared:
-            raise UndeclaredLookup(
-                f"a lookup of objects mentioning {undeclared[0]!r}, which lint/lookups.py does not declare"
-            )
+        self._declared_words(words)
         pool = self.objects if kinds is None else [obj for kind in kinds for obj in self._by_kind.get(kind, ())]
         return [obj for obj in pool if any(obj.doc.mentions(word) for word in words)]
 

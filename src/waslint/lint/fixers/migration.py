@@ -24,7 +24,7 @@ from waslint.lint.fixers.checks import decline_invalid
 from waslint.lint.fixers.ops import DeleteKey, Hoist, Op, RenameKey, ReplaceValue, SetScalar
 from waslint.lint.fixers.plan import Check, Plan, Unit
 from waslint.lint.fixers.registry import FixEnv, FixTarget, fixes
-from waslint.objects.groups import LEGACY_DISRUPTION_MODES, group_policy_holders
+from waslint.objects.groups import LEGACY_DISRUPTION_MODES, groups_of
 from waslint.objects.keys import SCHEDULING
 from waslint.objects.kobject import WAS_KINDS, KObject, as_list, dig
 
@@ -195,9 +195,9 @@ def _rewrite(build: _Builder) -> str | None:
                     path = build.full("spec", "podGroups", position, "policy")
                     build.add(RenameKey(path, "schedulingPolicy"))
     elif obj.kind == "CompositePodGroup" or (obj.kind in ("Workload", "PodGroup") and obj.version == "v1alpha2"):
-        for holder_path, holder in group_policy_holders(obj):
-            build.disruption(holder_path, holder)
-            build.priority(holder_path, holder)
+        for group in groups_of(obj):
+            build.disruption(group.path, group.data)
+            build.priority(group.path, group.data)
         if obj.kind != "Workload":
             build.template_ref(spec)  # a problem is left for WAS104 to report
     else:
@@ -207,7 +207,7 @@ def _rewrite(build: _Builder) -> str | None:
 
 
 def _job_checks(obj: KObject) -> list[Check]:
-    holders = {path for path, _ in group_policy_holders(obj)}
+    holders = {group.path for group in groups_of(obj)}
     return [
         Check("fragment", obj.full_path(path), fragment="JobSchedulingConfiguration")
         for path in sorted(holders, key=str)

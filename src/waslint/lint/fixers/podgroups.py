@@ -28,10 +28,11 @@ from waslint.lint.fixers.migration import DISRUPTION, TARGET_VERSION
 from waslint.lint.fixers.ops import RenameKey, ReplaceValue
 from waslint.lint.fixers.plan import Check, NewDocument, Plan, Unit
 from waslint.lint.fixers.registry import FixEnv, FixTarget, fixes
+from waslint.objects.groups import Group, groups_of, object_group
 from waslint.objects.index import ObjectIndex
-from waslint.objects.keys import SCHEDULING
+from waslint.objects.keys import PODGROUP, WORKLOAD
 from waslint.objects.kobject import KObject, as_map, as_str, dig
-from waslint.objects.walks import TEMPLATE_COPIED_FIELDS, workload_templates
+from waslint.objects.walks import TEMPLATE_COPIED_FIELDS
 
 MAX_NAME = 253
 HEADER = [
@@ -55,7 +56,7 @@ class _Group:
     template: str
     replica: str | None
     workload_obj: KObject
-    template_data: dict[str, Any]
+    template_group: Group  # the Workload template the PodGroup is made from
     members: list[_Member] = field(default_factory=list)
 
 
@@ -114,7 +115,7 @@ def _group_for(
     key = (obj.namespace, workload, template, replica or "")
     if key in groups:
         return key
-    candidates = index.get_all(SCHEDULING, "Workload", obj.namespace, workload)
+    candidates = index.get_all(*WORKLOAD, obj.namespace, workload)
     if not candidates:
         plan.skip(
             finding,
@@ -126,12 +127,11 @@ def _group_for(
         plan.skip(finding, f"Workload {obj.namespace}/{workload} is defined more than once")
         return None
     workload_obj = candidates[0]
-    matches = [t.data for t in workload_templates(workload_obj) if not t.composite and t.data.get("name") == template]
+    matches = [g for g in groups_of(workload_obj) if not g.composite and g.data.get("name") == template]
     if len(matches) != 1:
         plan.skip(finding, f"Workload {obj.namespace}/{workload} has no template {template!r}")
         return None
-    policy = matches[0].get("schedulingPolicy", matches[0].get("policy"))
-    if not isinstance(policy, dict):
+    if not isinstance(matches[0].policy.raw, dict):
         plan.skip(finding, f"template {template!r} of Workload {workload} has no policy to copy")
         return None
     groups[key] = _Group(obj.namespace, workload, template, replica, workload_obj, matches[0])
@@ -139,7 +139,7 @@ def _group_for(
 
 
 def _existing_names(index: ObjectIndex, namespace: str) -> set[str]:
-    return {obj.name for obj in index.of_kind(SCHEDULING, "PodGroup") if obj.namespace == namespace and obj.name}
+    return {obj.name for obj in index.of_kind(*PODGROUP) if obj.namespace == namespace and obj.name}
 
 
 def pod_group_name(namespace: str, workload: str, template: str, replica: str | None, taken: set[str]) -> str:
@@ -159,15 +159,10 @@ def pod_group_name(namespace: str, workload: str, template: str, replica: str | 
 
 
 def _reusable(index: ObjectIndex, group: _Group, name: str) -> bool:
-    for obj in index.get_all(SCHEDULING, "PodGroup", group.namespace, name):
-        ref = as_map(obj.spec.get("workloadRef"))
-        old = as_map(as_map(obj.spec.get("podGroupTemplateRef")).get("workload"))
-        if (ref.get("workloadName"), ref.get("templateName")) == (group.workload, group.template):
-            return True
-        if (old.get("workloadName"), old.get("podGroupTemplateName")) == (
-            group.workload,
-            group.template,
-        ):
+    for obj in index.get_all(*PODGROUP, group.namespace, name):
+        existing = object_group(obj)
+        ref = existing.workload_ref if existing is not None else None
+        if ref is not None and (ref.workload, ref.template) == (group.workload, group.template):
             return True
     return False
 
@@ -231,14 +226,14 @@ def _plan_group(
 
 
 def _pod_group_data(group: _Group, name: str) -> tuple[dict[str, Any], str | None]:
-    template = group.template_data
+    template = group.template_group.data
     metadata: dict[str, Any] = {"name": name}
     explicit = group.workload_obj.explicit_namespace or any(m.obj.explicit_namespace for m in group.members)
     if explicit:
         metadata["namespace"] = group.namespace
     spec: dict[str, Any] = {
         "workloadRef": {"workloadName": group.workload, "templateName": group.template},
-        "schedulingPolicy": copy.deepcopy(template.get("schedulingPolicy", template.get("policy"))),
+        "schedulingPolicy": copy.deepcopy(group.template_group.policy.raw),
     }
     for key in TEMPLATE_COPIED_FIELDS:
         if key not in template:

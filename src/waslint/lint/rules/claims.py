@@ -11,37 +11,29 @@ its `spec.schedulingGroup.podGroupName` names (same namespace), or, for a Job wi
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.groups import group_policy_holders
+from waslint.objects.groups import Group, groups_of, object_group
 from waslint.objects.index import distinct_members
-from waslint.objects.keys import JOB_KINDS, SCHEDULING
-from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
-from waslint.objects.walks import POD_TEMPLATE_KINDS, Claim, PodTemplate, claim_entries, job_scheduling, pod_templates
+from waslint.objects.keys import JOB_KINDS, PODGROUP, SCHEDULING
+from waslint.objects.kobject import KObject, as_str
+from waslint.objects.walks import POD_TEMPLATE_KINDS, Claim, PodTemplate, claim_entries, pod_templates
 
 RESOURCE = "resource.k8s.io"
 MAX_GROUP_CLAIMS = 4
-GROUP_CLAIM_KINDS = frozenset({(SCHEDULING, "Workload"), (SCHEDULING, "PodGroup")}) | JOB_KINDS
+GROUP_CLAIM_KINDS = frozenset({(SCHEDULING, "Workload"), PODGROUP}) | JOB_KINDS
 SOURCE_FIELDS = ("resourceClaimName", "resourceClaimTemplateName")
 
 
-@dataclass(frozen=True)
-class Group:
-    """The group a member pod template belongs to, with its claims."""
-
-    obj: KObject
-    path: Path  # the mapping holding resourceClaims: PodGroup spec or Job spec.scheduling
-    claims: list[Claim]
-
-    @property
-    def label(self) -> str:
-        if self.obj.kind == "PodGroup":
-            return f"PodGroup {self.obj.namespace}/{self.obj.name}"
-        return f"{self.obj.kind} {self.obj.namespace}/{self.obj.name} spec.scheduling"
+def group_label(group: Group) -> str:
+    """A member's group in messages: PodGroup ns/name, or Job ns/name spec.scheduling."""
+    obj = group.obj
+    if obj.kind == "PodGroup":
+        return f"PodGroup {obj.namespace}/{obj.name}"
+    return f"{obj.kind} {obj.namespace}/{obj.name} spec.scheduling"
 
 
 def group_of(template: PodTemplate, ctx: Context) -> Group | None:
@@ -51,21 +43,21 @@ def group_of(template: PodTemplate, ctx: Context) -> Group | None:
     Job controller then ignores it), so there is no fallback to the Job in that case.
     """
     owner = template.owner
-    if "schedulingGroup" in template.spec:
-        name = as_str(as_map(template.spec.get("schedulingGroup")).get("podGroupName"))
-        if name is None:
+    joined = template.membership
+    if joined.scheduling_group:
+        if joined.pod_group is None:
             return None
-        group = ctx.index.nearest(SCHEDULING, "PodGroup", owner.namespace, name, owner)
-        if group is None:
-            return None
-        return Group(group, ("spec",), claim_entries(group.spec, ("spec",)))
+        found = ctx.index.nearest(*PODGROUP, owner.namespace, joined.pod_group.value, owner)
+        return object_group(found) if found is not None else None
     if template.role != "job":
         return None
-    scheduling = job_scheduling(owner)
-    if scheduling is None:
-        return None
-    path, holder = scheduling
-    return Group(owner, path, claim_entries(holder, path))
+    return object_group(owner)
+
+
+def _in_group(template: PodTemplate) -> bool:
+    """Whether the template's Pods belong to a group: its own schedulingGroup, or (a Job's
+    template) the Job's spec.scheduling."""
+    return template.membership.scheduling_group or (template.role == "job" and object_group(template.owner) is not None)
 
 
 def member_label(template: PodTemplate) -> str:
@@ -190,7 +182,7 @@ spec:
                 yield self.hit(
                     obj,
                     _differing_field(mine, theirs),
-                    f"claim {mine.name!r} does not match the {group.label} claim of the same"
+                    f"claim {mine.name!r} does not match the {group_label(group)} claim of the same"
                     f" name. {who} {mine.show()} vs group {theirs.show()}: only an identical"
                     " triple (name, resourceClaimName, resourceClaimTemplateName) shares the"
                     " group's claim; this one silently becomes a per-Pod claim. Write the group's"
@@ -202,7 +194,7 @@ spec:
                 yield self.hit(
                     obj,
                     (*mine.path, "name"),
-                    f"claim {mine.name!r} uses the template of {group.label} claim {theirs.name!r}"
+                    f"claim {mine.name!r} uses the template of {group_label(group)} claim {theirs.name!r}"
                     f" under another name: {who} {mine.show()} vs group {theirs.show()}. The names"
                     " differ, so every Pod gets its own ResourceClaim from the template instead of"
                     f" sharing the group's one. Write the group's entry here: {theirs.show()}"
@@ -293,18 +285,14 @@ spec:
     text_trigger = "resourceClaims"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
+        group = object_group(obj)
+        if group is None or not group.claims:
+            return
         if obj.kind == "PodGroup":
-            group = Group(obj, ("spec",), claim_entries(obj.spec, ("spec",)))
-            if not group.claims:
-                return
             members = distinct_members(ctx.index.pod_group_members(obj.namespace, obj.name) if obj.name else [], obj)
         else:
-            scheduling = job_scheduling(obj)
-            if scheduling is None:
-                return
-            group = Group(obj, scheduling[0], claim_entries(scheduling[1], scheduling[0]))
             # A pod template with schedulingGroup opts the Job out of spec.scheduling (WAS403).
-            members = [t for t in pod_templates(obj) if "schedulingGroup" not in t.spec]
+            members = [t for t in pod_templates(obj) if not t.membership.scheduling_group]
         if not group.claims or not members:
             return
         consumers = [(m, claim_entries(m.spec, m.path)) for m in members]
@@ -334,7 +322,7 @@ spec:
                 + ")"
             )
         )
-        head = f"group claim {theirs.show()} of {group.label} is consumed by none of {subject}"
+        head = f"group claim {theirs.show()} of {group_label(group)} is consumed by none of {subject}"
         if near:
             member, mine = near[0]
             return (
@@ -407,9 +395,11 @@ spec:
     text_trigger = "resourceClaims"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        for path, holder in group_policy_holders(obj):
-            claims = as_list(holder.get("resourceClaims"))
-            where = _holder_label(obj, path)
+        for group in groups_of(obj):
+            path = group.path
+            claims = group.data.get("resourceClaims")
+            claims = claims if isinstance(claims, list) else []
+            where = _holder_label(group)
             for position, item in enumerate(claims):
                 if not isinstance(item, dict):
                     continue
@@ -447,14 +437,12 @@ def _is_set(value: Any) -> bool:
     return value is not None and value != ""
 
 
-def _holder_label(obj: KObject, path: Path) -> str:
-    if obj.kind == "Workload":
-        template = dig(obj.data, *path)
-        name = as_str(as_map(template).get("name")) or "<unnamed>"
-        return f"Workload template {name!r}"
-    if obj.kind == "PodGroup":
+def _holder_label(group: Group) -> str:
+    if group.template is not None:
+        return f"Workload template {group.name or '<unnamed>'!r}"
+    if group.obj.kind == "PodGroup":
         return "PodGroup"
-    return f"{obj.kind} spec.scheduling"
+    return f"{group.obj.kind} spec.scheduling"
 
 
 # --------------------------------------------------------------------------- WAS204
@@ -553,14 +541,11 @@ spec:
     @staticmethod
     def _claim_lists(obj: KObject) -> Iterator[tuple[str, list[Claim]]]:
         if (obj.group, obj.kind) in GROUP_CLAIM_KINDS:
-            for path, holder in group_policy_holders(obj):
-                yield _holder_label(obj, path), claim_entries(holder, path)
+            for group in groups_of(obj):
+                yield _holder_label(group), list(group.claims)
         if (obj.group, obj.kind) in POD_TEMPLATE_KINDS:
             for template in pod_templates(obj):
-                member = "schedulingGroup" in template.spec or (
-                    template.role == "job" and job_scheduling(obj) is not None
-                )
-                if not member:
+                if not _in_group(template):
                     continue
                 label = "Pod" if template.role == "pod" else "pod template"
                 yield label, claim_entries(template.spec, template.path)

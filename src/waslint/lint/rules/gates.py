@@ -12,6 +12,7 @@ from waslint.core.model import Path, Severity, Span
 from waslint.knowledge import validation
 from waslint.knowledge.gates import (
     COMPONENTS,
+    CONTROL_PLANE,
     GATES_FILE,
     KIND,
     KUBEADM_CLUSTER,
@@ -28,11 +29,12 @@ from waslint.knowledge.lifecycle import lifecycle_entry
 from waslint.knowledge.releases import Release, milestone
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
+from waslint.lint.lookups import GATE_SOURCE_KINDS
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.gate_inventory import SOURCE_KINDS, GateState, Inventory, Setting, Where, build_inventory
-from waslint.objects.groups import group_policy_holders
-from waslint.objects.keys import SCHEDULING
-from waslint.objects.kobject import KObject, as_list, dig
+from waslint.objects.gate_inventory import GateState, Inventory, Setting, Where, build_inventory
+from waslint.objects.groups import groups_of
+from waslint.objects.keys import POD, SCHEDULING
+from waslint.objects.kobject import KObject, as_list
 from waslint.objects.walks import POD_TEMPLATE_KINDS, job_scheduling, pod_templates
 
 SECTION_OF = {component: section for section, component in KUBEADM_SECTIONS.items()}
@@ -44,7 +46,9 @@ def inventory_of(ctx: Context) -> Inventory:
 
 
 def _build_inventory(ctx: Context) -> Inventory:
-    objects = [obj for obj in ctx.index.objects if (obj.group, obj.kind) in SOURCE_KINDS]
+    # the gate sources lint/lookups.py declares: their kinds, and the static Pods that name a
+    # control-plane component
+    objects = ctx.index.select(GATE_SOURCE_KINDS, mentioning=CONTROL_PLANE, among=[POD])
     if ctx.gates is None:
         return build_inventory(objects)
     return build_inventory(objects, ctx.gates.gates, ctx.gates.document, ctx.gates.path)
@@ -264,8 +268,9 @@ def object_needs(obj: KObject, target: Release) -> list[Need]:
     scheduling = job_scheduling(obj)
     if scheduling is not None and beta_api:
         needs.append(Need(scheduling[0], "Job spec.scheduling", ("WorkloadWithJob",)))
-    for path, holder in group_policy_holders(obj):
-        if group_constraints and as_list(dig(holder, "schedulingConstraints", "topology")):
+    for group in groups_of(obj):
+        path, holder = group.path, group.data
+        if group_constraints and group.topology:
             needs.append(
                 Need(
                     (*path, "schedulingConstraints"),

@@ -11,7 +11,7 @@ from waslint.knowledge.lifecycle import lifecycle_entry, preferred_entry
 from waslint.knowledge.releases import Release, fix_target
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.groups import LEGACY_DISRUPTION_MODES, group_policy_holders
+from waslint.objects.groups import LEGACY_DISRUPTION_MODES, groups_of
 from waslint.objects.keys import SCHEDULING
 from waslint.objects.kobject import WAS_KINDS, KObject, as_map, as_str
 from waslint.objects.walks import POD_TEMPLATE_KINDS, pod_templates
@@ -221,11 +221,11 @@ spec:
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         object_form = ctx.target_at_least("beta-api")
-        for path, holder in group_policy_holders(obj):
-            value = holder.get("disruptionMode")
+        for group in groups_of(obj):
+            value = group.disruption.raw
             if not isinstance(value, str):
                 continue
-            field_path = (*path, "disruptionMode")
+            field_path = group.disruption.path
             if value not in LEGACY_DISRUPTION:
                 yield self.hit(
                     obj,

@@ -18,17 +18,16 @@ from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
 from waslint.lint.priority import is_kai_template, priority_classes
 from waslint.lint.registry import Hit, Rule, register
+from waslint.objects.keys import KAI_GPU_FRACTION, KAI_GPU_FRACTION_DEVICES, KAI_QUEUE, KAI_QUEUE_LABELS
 from waslint.objects.kobject import KObject, as_map, as_str, dig
-from waslint.objects.quantity import number, parse_quantity, show
+from waslint.objects.pods import pod_request
+from waslint.objects.quantity import GPU, MILLI, number, parse_quantity, show
 from waslint.objects.walks import POD_TEMPLATE_KINDS, PodTemplate, containers, pod_count, pod_templates
 
-KAI_QUEUE = ("scheduling.run.ai", "Queue")
 QUEUE_RESOURCES = ("gpu", "cpu", "memory")
 UNITS = {"gpu": "GPUs", "cpu": "millicores", "memory": "MB"}
-QUEUE_LABELS = ("kai.scheduler/queue", "runai/queue")
 PREEMPTIBILITY_LABEL = "kai.scheduler/preemptibility"
 NON_PREEMPTIBLE_FROM = 100
-GPU = "nvidia.com/gpu"
 
 
 def find_queue(ctx: Context, name: str) -> KObject | None:
@@ -301,28 +300,14 @@ def demand_pods(template: PodTemplate) -> int:
     return 1 if count is None else max(count, 0)
 
 
-def _container_gpus(container: dict[str, Any]) -> Decimal:
-    resources = as_map(container.get("resources"))
-    for source in ("requests", "limits"):  # the request defaults to the limit
-        value = parse_quantity(as_map(resources.get(source)).get(GPU))
-        if value is not None:
-            return value
-    return Decimal(0)
-
-
 def pod_gpus(template: PodTemplate) -> Decimal:
-    """GPUs one pod of the template asks KAI for: whole devices plus a `gpu-fraction` share."""
-    regular = Decimal(0)
-    init = Decimal(0)
-    for list_name, _, container in containers(template.spec):
-        if list_name == "containers":
-            regular += _container_gpus(container)
-        elif list_name == "initContainers":
-            init = max(init, _container_gpus(container))
-    whole = max(regular, init)
-    fraction = parse_quantity(template.annotations.get("gpu-fraction"))
+    """GPUs one pod of the template asks KAI for: the whole devices of its request (the pod's
+    effective request, objects/pods.py, as KAI counts it: pkg/scheduler/api/pod_info/pod_info.go
+    getPodResourceRequest) plus a `gpu-fraction` share."""
+    whole = Decimal(pod_request(template.spec).get(GPU, 0)) / MILLI
+    fraction = parse_quantity(template.annotations.get(KAI_GPU_FRACTION))
     if fraction is not None and fraction > 0:
-        devices = parse_quantity(template.annotations.get("gpu-fraction-num-devices"))
+        devices = parse_quantity(template.annotations.get(KAI_GPU_FRACTION_DEVICES))
         whole += fraction * (devices if devices is not None and devices > 0 else 1)
     return whole
 
@@ -333,8 +318,8 @@ def _first_gpu_path(template: PodTemplate) -> Path:
         for source in ("requests", "limits"):
             if GPU in as_map(resources.get(source)):
                 return (*template.path, list_name, position, "resources", source, GPU)
-    if "gpu-fraction" in template.annotations:
-        return (*template.path[:-1], "metadata", "annotations", "gpu-fraction")
+    if KAI_GPU_FRACTION in template.annotations:
+        return (*template.metadata_path, "annotations", KAI_GPU_FRACTION)
     return template.path
 
 
@@ -443,7 +428,7 @@ spec:
             gpus = pod_gpus(template)
             if gpus <= 0:
                 continue
-            queue = _label(obj, template, QUEUE_LABELS)
+            queue = _label(obj, template, KAI_QUEUE_LABELS)
             if queue is None:
                 continue
             found = self._non_preemptible(obj, template, ctx)
@@ -519,7 +504,7 @@ def _gpus(value: Decimal) -> str:
 
 def _label(obj: KObject, template: PodTemplate, keys: tuple[str, ...]) -> tuple[str, Path] | None:
     """A label value from the object (first) or the pod template, with its path."""
-    template_meta: Path = (*template.path[:-1], "metadata")
+    template_meta = template.metadata_path
     for labels, base in ((obj.labels, ("metadata",)), (template.labels, template_meta)):
         for key in keys:
             value = as_str(labels.get(key))

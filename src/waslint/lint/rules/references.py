@@ -19,20 +19,30 @@ from waslint.core.model import Path, Severity
 from waslint.knowledge.lifecycle import lifecycle_entry
 from waslint.lint.context import Context
 from waslint.lint.priority import (
-    KAI_SCHEDULER,
     SYSTEM_PRIORITY_CLASSES,
     PriorityClasses,
     is_kai_template,
     priority_classes,
 )
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.keys import JOB_KINDS, SCHEDULING
-from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
-from waslint.objects.walks import POD_TEMPLATE_KINDS, PodTemplate, job_scheduling, pod_templates, workload_templates
-
-PODGROUP = (SCHEDULING, "PodGroup")
-COMPOSITE = (SCHEDULING, "CompositePodGroup")
-WORKLOAD = (SCHEDULING, "Workload")
+from waslint.objects.groups import object_group
+from waslint.objects.keys import (
+    COMPOSITE,
+    COSCHEDULING_LABEL,
+    JOB_KINDS,
+    KAI_GROUP_ANNOTATION,
+    KAI_MIN_MEMBER,
+    KAI_QUEUE_LABELS,
+    KAI_SCHEDULER,
+    KAI_SUBGROUP_LABEL,
+    PODGROUP,
+    SCHEDULING,
+    VOLCANO_GROUP_ANNOTATIONS,
+    WORKLOAD,
+)
+from waslint.objects.kobject import KObject, as_map, as_str, dig
+from waslint.objects.members import is_controlled
+from waslint.objects.walks import POD_TEMPLATE_KINDS, PodTemplate, pod_templates, workload_templates
 
 GROUP_TEMPLATE_ANNOTATION = "scheduling.k8s.io/group-template-name"
 
@@ -128,16 +138,17 @@ spec:
         if not index.has_kind_in_namespace(*PODGROUP, namespace):
             return
         for template in pod_templates(obj):
-            group = as_str(as_map(template.spec.get("schedulingGroup")).get("podGroupName"))
-            if group is None or templated(group):
+            joined = template.membership.pod_group
+            if joined is None or templated(joined.value):
                 continue
+            group = joined.value
             if index.get(*PODGROUP, namespace, group) is not None:
                 continue
             present = [pg for pg in index.of_kind(*PODGROUP) if pg.namespace == namespace]
             hint = _close(group, (pg.name for pg in present if pg.name))
             yield self.hit(
                 obj,
-                (*template.path, "schedulingGroup", "podGroupName"),
+                joined.path,
                 f'PodGroup "{group}" is not defined in namespace "{namespace}"{hint}; the set'
                 f" defines PodGroups {_names(present)} there. The pods stay Pending (the"
                 " scheduler waits for the PodGroup to exist): fix podGroupName or add the PodGroup",
@@ -210,10 +221,11 @@ spec:
     kinds = frozenset({PODGROUP, COMPOSITE})
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        reference = obj.spec.get("workloadRef")
-        if not isinstance(reference, dict):
-            return
-        workload_name = as_str(reference.get("workloadName"))
+        group = object_group(obj)
+        reference = group.workload_ref if group is not None else None
+        if reference is None or reference.legacy:
+            return  # the 1.36 podGroupTemplateRef is WAS104's (it rewrites it)
+        workload_name = reference.workload
         if workload_name is None or templated(workload_name):
             return
         namespace = obj.namespace
@@ -224,14 +236,14 @@ spec:
                 hint = _close(workload_name, (wl.name for wl in present if wl.name))
                 yield self.hit(
                     obj,
-                    ("spec", "workloadRef", "workloadName"),
+                    (*reference.path, "workloadName"),
                     f'Workload "{workload_name}" is not defined in namespace "{namespace}"{hint};'
                     f" the set defines Workloads {_names(present)} there. Fix workloadName or"
                     " add the Workload",
                     severity=Severity.WARNING,
                 )
             return
-        template_name = as_str(reference.get("templateName"))
+        template_name = reference.template
         if template_name is None or templated(template_name):
             return
         kinds_by_name: dict[str, set[bool]] = defaultdict(set)
@@ -250,7 +262,7 @@ spec:
                 shown = f"its {wanted_list}: {', '.join(fitting)}"
             yield self.hit(
                 obj,
-                ("spec", "workloadRef", "templateName"),
+                (*reference.path, "templateName"),
                 f'{label} has no template "{template_name}"{_close(template_name, fitting)};'
                 f" {shown}. The {obj.kind} is tied to no template: set templateName to one of"
                 " them or add the template to the Workload",
@@ -260,7 +272,7 @@ spec:
             shown = ", ".join(fitting) if fitting else "none"
             yield self.hit(
                 obj,
-                ("spec", "workloadRef", "templateName"),
+                (*reference.path, "templateName"),
                 f'template "{template_name}" of {label} is a {actual} entry, but a {obj.kind}'
                 f" must reference a {wanted_list} entry (candidates: {shown})",
             )
@@ -280,9 +292,7 @@ class _JobShape:
 
 def _job_shape(obj: KObject) -> _JobShape | None:
     if obj.kind == "Job":
-        owners = as_list(obj.metadata.get("ownerReferences"))
-        controlled = any(as_map(owner).get("controller") is True for owner in owners)
-        return _JobShape(("spec",), obj.spec, ("metadata",), obj.metadata, controlled)
+        return _JobShape(("spec",), obj.spec, ("metadata",), obj.metadata, is_controlled(obj.metadata))
     template = as_map(obj.spec.get("jobTemplate"))
     spec = template.get("spec")
     if not isinstance(spec, dict):
@@ -480,16 +490,16 @@ def _markers(owner: KObject, template: PodTemplate) -> list[_Marker]:
 
 
 _FOREIGN_GANG_KEYS = {
-    ("label", "kai.scheduler/queue"): "KAI",
-    ("label", "runai/queue"): "KAI",
-    ("label", "kai.scheduler/subgroup-name"): "KAI",
-    ("annotation", "pod-group-name"): "KAI",
-    ("annotation", "kai.scheduler/batch-min-member"): "KAI",
-    ("annotation", "scheduling.k8s.io/group-name"): "Volcano",
-    ("annotation", "scheduling.volcano.sh/group-name"): "Volcano",
+    ("label", KAI_QUEUE_LABELS[0]): "KAI",
+    ("label", KAI_QUEUE_LABELS[1]): "KAI",
+    ("label", KAI_SUBGROUP_LABEL): "KAI",
+    ("annotation", KAI_GROUP_ANNOTATION): "KAI",
+    ("annotation", KAI_MIN_MEMBER): "KAI",
+    ("annotation", VOLCANO_GROUP_ANNOTATIONS[0]): "Volcano",
+    ("annotation", VOLCANO_GROUP_ANNOTATIONS[1]): "Volcano",
     ("annotation", "scheduling.volcano.sh/queue-name"): "Volcano",
     ("annotation", "volcano.sh/queue-name"): "Volcano",
-    ("label", "scheduling.x-k8s.io/pod-group"): "coscheduling",
+    ("label", COSCHEDULING_LABEL): "coscheduling",
     ("label", "pod-group.scheduling.sigs.k8s.io"): "coscheduling",
     ("label", "kueue.x-k8s.io/queue-name"): "Kueue",
 }
@@ -572,9 +582,10 @@ spec:
             return
         job_gang = _job_gang_path(obj)
         for template in pod_templates(obj):
-            if template.spec.get("schedulingGroup") is not None:
+            joined = template.membership
+            if joined.scheduling_group:
                 native_path: Path = (*template.path, "schedulingGroup")
-                group = as_str(as_map(template.spec["schedulingGroup"]).get("podGroupName"))
+                group = joined.pod_group.value if joined.pod_group is not None else None
                 native = "native schedulingGroup" + (f' (PodGroup "{group}")' if group else "")
             elif job_gang is not None:
                 native_path = job_gang
@@ -597,10 +608,10 @@ spec:
 
 
 def _job_gang_path(obj: KObject) -> Path | None:
-    scheduling = job_scheduling(obj)
-    if scheduling is None or dig(scheduling[1], "schedulingPolicy", "gang") is None:
+    group = object_group(obj)
+    if group is None or as_map(group.policy.raw).get("gang") is None:
         return None
-    return (*scheduling[0], "schedulingPolicy", "gang")
+    return (*group.policy.path, "gang")
 
 
 # --------------------------------------------------------------------------- WAS405

@@ -20,8 +20,9 @@ from waslint.core.model import Severity
 from waslint.lint.context import Context
 from waslint.lint.lookups import STORED_WORD
 from waslint.lint.registry import Hit, Rule, register
+from waslint.objects.groups import object_group
 from waslint.objects.keys import MEMBER_WORD, SCHEDULING
-from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
+from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
 
 PODGROUP = (SCHEDULING, "PodGroup")
 COMPOSITE = (SCHEDULING, "CompositePodGroup")
@@ -309,8 +310,16 @@ status:
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         found = scheduling_condition(obj)
-        min_count = as_int(dig(obj.data, "spec", "schedulingPolicy", "gang", "minCount"))
-        if found is None or found[1].get("status") != "True" or min_count is None or obj.name is None:
+        group = object_group(obj)
+        minimum = group.policy.minimum if group is not None else None
+        min_count = minimum.value if minimum is not None else None
+        if (
+            found is None
+            or found[1].get("status") != "True"
+            or minimum is None
+            or min_count is None
+            or obj.name is None
+        ):
             return
         if obj.metadata.get("deletionTimestamp") or not listed(ctx, *POD, obj.namespace):
             return
@@ -322,7 +331,7 @@ status:
         seen = ", ".join(f"{count} {phase}" for phase, count in sorted(phases.items())) or "no member Pods"
         yield self.hit(
             obj,
-            ("spec", "schedulingPolicy", "gang", "minCount"),
+            minimum.path,
             f"{label(obj)} was scheduled as a gang but only {running} of its minCount {min_count} members are"
             f" Running ({seen}): the job is likely stalled while holding the remaining members' resources",
             point_at_key=False,

@@ -19,7 +19,7 @@ from typing import Any
 from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.groups import Group, groups_of, object_group
+from waslint.objects.groups import MIN_COUNT, MIN_GROUP_COUNT, Group, groups_of, object_group
 from waslint.objects.index import distinct_members
 from waslint.objects.keys import (
     COMPOSITE,
@@ -175,7 +175,7 @@ spec:
         image: trainer:1.0
 """
     kinds = JOB_KINDS
-    text_trigger = "minCount"
+    text_trigger = MIN_COUNT
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         if not ctx.target_at_least("beta-api"):
@@ -246,7 +246,7 @@ spec:
         minCount: 8     # or leave minCount out: it defaults to parallelism
 """
     kinds = JOB_KINDS
-    text_trigger = "minCount"
+    text_trigger = MIN_COUNT
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         if not ctx.target_at_least("beta-api"):
@@ -611,7 +611,7 @@ spec:
             yield self._drift(obj, path, facet, mine, other, source)
 
     def _drift(self, obj: KObject, path: Path, facet: str, mine: Any, other: Any, source: str) -> Hit:
-        if facet in ("minCount", "minGroupCount"):
+        if facet in (MIN_COUNT, MIN_GROUP_COUNT):
             advice = (
                 f"{facet} is mutable: if it was scaled on purpose, scale the template too (new"
                 f" groups from it get {other}); otherwise set it back to {other}"

@@ -16,7 +16,7 @@ from waslint.knowledge.names import DNS_SUBDOMAIN, QUALIFIED_NAME
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.groups import Group, groups_of, object_group, policy_variant
+from waslint.objects.groups import MIN_COUNT, Group, groups_of, object_group, policy_variant
 from waslint.objects.keys import COMPOSITE, POLICY_KINDS, SCHEDULING
 from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
 from waslint.objects.pods import pod_request
@@ -447,7 +447,7 @@ def _gang_size(group: Group) -> int | None:
     """The Pods a gang needs at once: its minCount (a Job gang without one: parallelism); None
     for a composite (its size is in groups) or a group that is no gang."""
     gang = group.policy.gang
-    if group.composite or "minGroupCount" in (gang or {}):
+    if group.composite:
         return None  # a composite's size is in groups, not pods
     count = group.policy.minimum.value
     if group.role == "job":
@@ -645,7 +645,7 @@ def _policy_change(path: Path, old: Any, new: Any, key: str, keep_count: bool) -
             " (the policy kind is fixed at creation)",
         )
         return
-    strip = ("gang", "minCount") if keep_count else None
+    strip = ("gang", MIN_COUNT) if keep_count else None
     if _without(old, strip) != _without(new, strip):
         yield (*path, key), f"{key} changed from {_show(old)} to {_show(new)}"
 
