@@ -453,9 +453,9 @@ def _apply_baseline(result: LintResult, runs: list[LintResult], path: str) -> No
         result.findings = new_findings(result.findings, load_baseline(path))
     except BaselineError as err:
         fail(str(err))
-    kept = {id(finding) for finding in result.findings}
+    kept = set(result.findings)
     for run in runs:
-        run.findings = [finding for finding in run.findings if id(finding) in kept]
+        run.findings = [finding for finding in run.findings if finding in kept]
 
 
 def _set_cluster_inputs(options: LintOptions, snapshot: str | None, base: str | None, gates: str | None) -> None:

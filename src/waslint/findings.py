@@ -8,8 +8,11 @@ from waslint.core.model import ObjectId, Path, Severity, Span
 from waslint.io.loader import Document
 
 
-@dataclass
+@dataclass(eq=False)
 class Finding:
+    """One finding is one report: compared and hashed by identity (the fix pipeline and lint's
+    fix preview key their notes on it). Built with keywords."""
+
     code: str
     name: str
     severity: Severity
@@ -24,6 +27,8 @@ class Finding:
     doc: Document | None = field(default=None, repr=False, compare=False)
     # The config scope (cluster folder) the finding was linted in; None without scopes.
     scope: str | None = None
+    # Why `fix` would decline its rule's fix for this finding (then not fixable); None otherwise.
+    declined: str | None = None
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.code)

@@ -181,7 +181,14 @@ def pending_findings(result: FixResult, request: FixRequest, rules: dict[str, Ru
             span = Span(fix.line, fix.column, fix.line, fix.column + 1)
             findings.append(
                 Finding(
-                    fix.code, rule.name if rule else fix.code, severity, message, state.path, None, span, None, True
+                    code=fix.code,
+                    name=rule.name if rule else fix.code,
+                    severity=severity,
+                    message=message,
+                    path=state.path,
+                    document=None,
+                    span=span,
+                    fixable=True,
                 )
             )
     return findings

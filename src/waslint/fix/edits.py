@@ -73,14 +73,14 @@ class DocText:
     json_mode: bool
     eol: str
     step: int
-    shared: set[int] = field(default_factory=set)
+    shared: set[yaml.Node] = field(default_factory=set)
 
 
 def edits_for(op: Op, doc: DocText) -> list[Edit]:
     nodes = path_nodes(doc.root, op.path)
     if isinstance(op, RenameKey):
         nodes = nodes[:-1]  # renaming a key leaves its (perhaps aliased) value alone
-    if any(id(node) in doc.shared for node in nodes):
+    if any(node in doc.shared for node in nodes):
         raise Unfixable("the value is shared through a YAML anchor and alias: fix it by hand")
     found = locate(doc.root, op.path)
     if isinstance(op, SetScalar):

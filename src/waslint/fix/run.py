@@ -31,7 +31,7 @@ from waslint.fix.yamltext import (
 from waslint.io.config import Config
 from waslint.io.discover import discover_all
 from waslint.io.helm import PLACEHOLDER
-from waslint.io.loader import MAX_FILE_BYTES, SourceFile, parse_bytes, too_large
+from waslint.io.loader import MAX_FILE_BYTES, Document, SourceFile, parse_bytes, too_large
 from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
 from waslint.lint.engine import LintResult, lint_sources
@@ -243,14 +243,14 @@ def fix_states(states: list[FileState], options: FixOptions) -> FixResult:
         if not apply_work(work, plan, by_path, internal):
             break
     notes = _notes(states, result, plan)
-    remaining = [Remaining(f, result.declined.get(id(f)) or _reason(f, plan, by_path)) for f in result.findings]
+    remaining = [Remaining(f, f.declined or _reason(f, plan, by_path)) for f in result.findings]
     documents = sum(len(s.source.documents) + len(s.source.problems) for s in states)
     return FixResult(states, remaining, notes, list(dict.fromkeys(internal)), documents)
 
 
 def _reason(finding: Finding, plan: Plan, by_path: dict[str, FileState]) -> str:
-    if id(finding) in plan.reasons:
-        return plan.reasons[id(finding)]
+    if finding in plan.reasons:
+        return plan.reasons[finding]
     if finding.code == PARSE_ERROR:
         state = by_path.get(finding.path)
         if state is not None and state.refusal == TEMPLATE_NOTE:
@@ -281,10 +281,10 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
     assert result.context is not None
     index = result.context.index
     owners = owners_of(index.objects)
-    positions: dict[int, int] = {}
+    positions: dict[Document, int] = {}
     for state in by_path.values():
         for position, doc in enumerate(state.source.documents):
-            positions[id(doc)] = position
+            positions[doc] = position
     targets: dict[Fixer, list[FixTarget]] = {}
     for finding in result.findings:
         fixer = fixer_for(finding.code)
@@ -302,16 +302,16 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
             )
             continue
         obj = owner_of(finding, owners)
-        if obj is None or id(obj.doc) not in positions:
+        if obj is None or obj.doc not in positions:
             plan.skip(finding, "the object could not be found again")
             continue
-        targets.setdefault(fixer, []).append(FixTarget(finding, obj, positions[id(obj.doc)]))
+        targets.setdefault(fixer, []).append(FixTarget(finding, obj, positions[obj.doc]))
 
     def writable(obj: KObject) -> bool:
         state = by_path.get(obj.file.path)
         return state is not None and state.refusal is None and obj.doc.node is not None
 
-    env = FixEnv(index, writable, lambda obj: positions[id(obj.doc)])
+    env = FixEnv(index, writable, lambda obj: positions[obj.doc])
     for fixer in all_fixers():  # registration order: WAS101-104 rewrites before WAS105 PodGroups
         if fixer in targets:
             fixer.plan(targets[fixer], env, plan)
@@ -325,7 +325,7 @@ def make_plan(result: LintResult, by_path: dict[str, FileState], options: FixOpt
 class _Work:
     """Edits of the units and new documents of one pass, before verification."""
 
-    units: dict[int, tuple[Unit, list[Edit]]] = field(default_factory=dict)
+    units: dict[Unit, tuple[Unit, list[Edit]]] = field(default_factory=dict)
     documents: dict[str, tuple[NewDocument, Edit]] = field(default_factory=dict)
 
 
@@ -371,7 +371,7 @@ def prepare(plan: Plan, by_path: dict[str, FileState]) -> _Work:
             outcome = op_edits[key]
             assert not isinstance(outcome, str)
             edits.extend(outcome)
-        work.units[id(unit)] = (unit, edits)
+        work.units[unit] = (unit, edits)
     for number, new_doc in enumerate(plan.documents):
         state = by_path[new_doc.file]
         try:
@@ -400,7 +400,7 @@ def apply_work(work: _Work, plan: Plan, by_path: dict[str, FileState], internal:
             failed = True
             culprits = _culprits(by_path[path], units, docs)
             for unit, _ in culprits[0]:
-                work.units.pop(id(unit), None)
+                work.units.pop(unit, None)
                 internal.append(_bug(path, unit.label, unit.findings, culprits[2]))
                 for finding in unit.findings:
                     plan.skip(finding, "not fixed: the fix failed its safety check (reported)")
@@ -430,9 +430,9 @@ def _bug(path: str, label: str, findings: list[Finding], problem: str) -> str:
 
 
 def _drop_orphans(work: _Work, plan: Plan) -> None:
-    for unit_id, (unit, _) in list(work.units.items()):
+    for unit, _ in list(work.units.values()):
         if any(required not in work.documents for required in unit.requires):
-            del work.units[unit_id]
+            del work.units[unit]
             for finding in unit.findings:
                 plan.skip(finding, "not fixed: its new PodGroup could not be added")
     needed = {required for unit, _ in work.units.values() for required in unit.requires}

@@ -66,27 +66,27 @@ def locate(root: yaml.Node, path: Path) -> Located:
     return Located(found[0], found[1], parent)
 
 
-def shared_nodes(root: yaml.Node) -> set[int]:
-    """Ids of nodes reachable more than once (YAML anchors used by aliases), with descendants."""
-    visits: Counter[int] = Counter()
+def shared_nodes(root: yaml.Node) -> set[yaml.Node]:
+    """The nodes reachable more than once (YAML anchors used by aliases), with descendants."""
+    visits: Counter[yaml.Node] = Counter()
     repeated: list[yaml.Node] = []
 
     def walk(node: yaml.Node) -> None:
-        visits[id(node)] += 1
-        if visits[id(node)] > 1:
-            if visits[id(node)] == 2:
+        visits[node] += 1
+        if visits[node] > 1:
+            if visits[node] == 2:
                 repeated.append(node)
             return
         for sub in _children(node):
             walk(sub)
 
     walk(root)
-    shared: set[int] = set()
+    shared: set[yaml.Node] = set()
     stack = list(repeated)
     while stack:
         node = stack.pop()
-        if id(node) not in shared:
-            shared.add(id(node))
+        if node not in shared:
+            shared.add(node)
             stack.extend(_children(node))
     return shared
 

@@ -173,13 +173,13 @@ def _compose_document(doc: Document) -> yaml.Node | None:
 
 
 def _shift_marks(root: yaml.Node, index: int, line: int) -> None:
-    seen: set[int] = set()
+    seen: set[yaml.Node] = set()
     pending = [root]
     while pending:
         node = pending.pop()
-        if id(node) in seen:  # an alias: the same node twice
+        if node in seen:  # an alias: the same node twice
             continue
-        seen.add(id(node))
+        seen.add(node)
         for name in ("start_mark", "end_mark"):
             old = getattr(node, name)
             new = yaml.Mark(old.name, old.index + index, old.line + line, old.column, old.buffer, old.pointer)
@@ -549,7 +549,7 @@ class Converter:
 
     def __init__(self, track_aliases: bool) -> None:
         self.track = track_aliases
-        self.memo: dict[int, tuple[Any, int]] = {}
+        self.memo: dict[yaml.Node, tuple[Any, int]] = {}
         self.expanded = 0
 
     def convert(self, node: yaml.Node) -> Any:
@@ -586,7 +586,7 @@ class Converter:
     def _tracked(self, node: yaml.Node, depth: int) -> tuple[Any, int]:
         if depth > MAX_DEPTH:
             raise _DocumentError(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark)
-        known = self.memo.get(id(node))
+        known = self.memo.get(node)
         if known is not None:
             self._count(known[1], node)
             return known
@@ -609,7 +609,7 @@ class Converter:
         else:
             value = scalar_value(node)
         self._count(1, node)
-        self.memo[id(node)] = (value, size)
+        self.memo[node] = (value, size)
         return value, size
 
     def _count(self, size: int, node: yaml.Node) -> None:

@@ -18,7 +18,7 @@ from waslint.io.loader import SourceFile
 from waslint.lint.context import Context
 from waslint.lint.fixers.preview import declined_fixes, owner_of, owners_of
 from waslint.lint.options import LintOptions
-from waslint.lint.registry import Hit, Rule, get_rule
+from waslint.lint.registry import Hit, Place, Rule, get_rule
 from waslint.lint.suppress import SuppressionSet
 from waslint.objects.kobject import KObject
 
@@ -41,18 +41,16 @@ class SetRun:
         return any(rule.code == PARSE_ERROR for rule in self.rules)
 
 
-def check_kept(run: SetRun, kept: list[SourceFile], internal: list[str], declined: dict[int, str]) -> list[Finding]:
+def check_kept(run: SetRun, kept: list[SourceFile], internal: list[str]) -> list[Finding]:
     """The indexed files: per-object rules, set rules, then what every finding goes through."""
     findings = locate_all(run_rules(run.rules, run.ctx, internal), run.options, run.release)
-    return finish(run, findings, kept, run.ctx.index.objects, declined)
+    return finish(run, findings, kept, run.ctx.index.objects)
 
 
-def finish(
-    run: SetRun, findings: list[Finding], sources: list[SourceFile], objects: list[KObject], declined: dict[int, str]
-) -> list[Finding]:
+def finish(run: SetRun, findings: list[Finding], sources: list[SourceFile], objects: list[KObject]) -> list[Finding]:
     """The rules' findings for `sources` (whose objects are `objects`), joined by the files' parse
     errors (WAS001), then: per-path ignores, Helm template positions, inline suppressions and the
-    fixes `fix` would decline."""
+    fixes `fix` would decline (`Finding.declined`)."""
     options = run.options
     if run.parse_errors:
         findings = findings + parse_findings(sources, options)
@@ -64,11 +62,9 @@ def finish(
         if run.release:  # suppressions locate their annotations too
             for source in sources:
                 source.release_positions()
-    found = declined_fixes(findings, objects, run.ctx.index)
-    declined.update(found)
-    for finding in findings:
-        if id(finding) in found:
-            finding.fixable = False  # `fix` would decline it: never promise a fix that is not written
+    for finding, reason in declined_fixes(findings, objects, run.ctx.index).items():
+        finding.fixable = False  # `fix` would decline it: never promise a fix that is not written
+        finding.declined = reason
     return findings
 
 
@@ -132,14 +128,14 @@ def locate_all(hits: list[Hit], options: LintOptions, release: bool) -> list[Fin
     its last hit is located, so at most a few files' trees are held at once."""
     if not release:
         return [to_finding(hit, options) for hit in hits]
-    last: dict[int, int] = {}
+    last: dict[SourceFile, int] = {}
     for position, hit in enumerate(hits):
         if hit.obj is not None:
-            last[id(hit.obj.file)] = position
+            last[hit.obj.file] = position
     findings = []
     for position, hit in enumerate(hits):
         findings.append(to_finding(hit, options))
-        if hit.obj is not None and last[id(hit.obj.file)] == position:
+        if hit.obj is not None and last[hit.obj.file] == position:
             hit.obj.file.release_positions()
     return findings
 
@@ -168,36 +164,35 @@ def to_finding(hit: Hit, options: LintOptions) -> Finding:
     # A hit may decline the rule's fix for itself, never claim one the rule does not have.
     fixable = rule.fixable and hit.fixable is not False
     if obj is None:
-        span = hit.extra.get("span", Span(1, 1, 1, 1))
+        place = hit.place or Place("-", Span(1, 1, 1, 1))
         return Finding(
-            rule.code,
-            rule.name,
-            severity,
-            hit.message,
-            hit.extra.get("path", "-"),
-            hit.extra.get("document"),
-            span,
-            None,
-            fixable,
-            hit.path,
-            hit.extra.get("doc"),
+            code=rule.code,
+            name=rule.name,
+            severity=severity,
+            message=hit.message,
+            path=place.file_path,
+            document=place.document,
+            span=place.span,
+            fixable=fixable,
+            field_path=hit.path,
+            doc=place.doc,
         )
     full = obj.full_path(hit.path)
     span = obj.doc.locate(full, key=hit.point_at_key)
-    if "substring" in hit.extra:
-        span = _narrow(span, obj.file.lines, hit.extra["substring"])
+    if hit.substring is not None:
+        span = _narrow(span, obj.file.lines, hit.substring)
     return Finding(
-        rule.code,
-        rule.name,
-        severity,
-        hit.message,
-        obj.file.path,
-        obj.doc.index,
-        span,
-        obj.object_id,
-        fixable,
-        full,
-        obj.doc,
+        code=rule.code,
+        name=rule.name,
+        severity=severity,
+        message=hit.message,
+        path=obj.file.path,
+        document=obj.doc.index,
+        span=span,
+        object_id=obj.object_id,
+        fixable=fixable,
+        field_path=full,
+        doc=obj.doc,
     )
 
 
@@ -222,7 +217,15 @@ def parse_findings(sources: list[SourceFile], options: LintOptions) -> list[Find
         for problem in source.problems:
             span = Span(problem.line, problem.column, problem.line, problem.column + 1)
             findings.append(
-                Finding(PARSE_ERROR, rule.name, severity, problem.message, source.path, problem.document, span)
+                Finding(
+                    code=PARSE_ERROR,
+                    name=rule.name,
+                    severity=severity,
+                    message=problem.message,
+                    path=source.path,
+                    document=problem.document,
+                    span=span,
+                )
             )
     return findings
 
@@ -284,17 +287,17 @@ def _unused(suppressions: SuppressionSet, rules: list[Rule], options: LintOption
         object_id = item.obj.object_id if item.obj is not None else None
         findings.append(
             Finding(
-                UNUSED_SUPPRESSION,
-                rule.name,
-                severity,
-                message,
-                item.source.path,
-                item.document,
-                item.span,
-                object_id,
-                rule.fixable,
-                item.field_path,
-                doc,
+                code=UNUSED_SUPPRESSION,
+                name=rule.name,
+                severity=severity,
+                message=message,
+                path=item.source.path,
+                document=item.document,
+                span=item.span,
+                object_id=object_id,
+                fixable=rule.fixable,
+                field_path=item.field_path,
+                doc=doc,
             )
         )
     return findings

@@ -30,7 +30,6 @@ class LintResult:
     internal_errors: list[str] = field(default_factory=list)
     context: Context | None = None
     skipped: list[str] = field(default_factory=list)  # "path: reason" (links out of the tree...)
-    declined: dict[int, str] = field(default_factory=dict)  # id(finding) -> why its fix is declined
 
     @property
     def documents(self) -> int:
@@ -130,9 +129,8 @@ def lint_sources(
     internal: list[str] = []
     findings: list[Finding] = []
     contexts: list[Context] = []
-    declined: dict[int, str] = {}
     for scope, members in split_scopes(sources, config).items():
-        ctx, scope_findings = _lint_set(members, rules, options, config, internal, release_positions, declined)
+        ctx, scope_findings = _lint_set(members, rules, options, config, internal, release_positions)
         for finding in scope_findings:
             finding.scope = scope
         findings.extend(scope_findings)
@@ -142,7 +140,7 @@ def lint_sources(
         whole = contexts[0]
     else:  # the fixer looks objects up across the run
         whole = Context(ObjectIndex([obj for ctx in contexts for obj in ctx.index.objects]), sources, options.target)
-    return LintResult(findings, sources, internal, whole, declined=declined)
+    return LintResult(findings, sources, internal, whole)
 
 
 def split_scopes(sources: list[SourceFile], config: Config) -> dict[str | None, list[SourceFile]]:
@@ -162,12 +160,10 @@ def _lint_set(
     config: Config,
     internal: list[str],
     release: bool = False,
-    declined: dict[int, str] | None = None,
 ) -> tuple[Context, list[Finding]]:
     """Lint one set (one cluster). The parsed files are indexed and checked together; the files
     a streamed run left unparsed hold nothing cross-object rules look up, so each is parsed,
     checked on its own against that index and dropped (see lint/lookups.py)."""
-    declined = {} if declined is None else declined
     kept = [source for source in sources if source.parsed]
     streamed = [source for source in sources if not source.parsed]
     index = ObjectIndex.build(kept, options.namespace, RULE_LOOKUPS if options.stream else None)
@@ -175,10 +171,10 @@ def _lint_set(
     prepare_context(ctx, options)
     run = SetRun(rules, ctx, options, config, release)
     if options.jobs > 1 and worth_forking(sources) and can_fork():
-        return ctx, in_workers(run, kept, streamed, internal, declined)
-    findings = check_kept(run, kept, internal, declined)
+        return ctx, in_workers(run, kept, streamed, internal)
+    findings = check_kept(run, kept, internal)
     for source in streamed:
-        findings.extend(check_streamed(run, source, internal, declined))
+        findings.extend(check_streamed(run, source, internal))
     return ctx, findings
 
 

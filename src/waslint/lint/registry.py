@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
 from waslint.core.codes import matches
-from waslint.core.model import FixKind, Path, RuleInfo, Severity
+from waslint.core.model import FixKind, Path, RuleInfo, Severity, Span
 from waslint.lint.fixers.registry import fixer_for
 
 if TYPE_CHECKING:
+    from waslint.io.loader import Document
     from waslint.lint.context import Context
     from waslint.objects.kobject import KObject
 
@@ -37,6 +38,16 @@ RULE_MODULES = (
 )
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a hit without an object is: a line of a file that holds no object (--gates FILE)."""
+
+    file_path: str
+    span: Span
+    document: int | None = None
+    doc: Document | None = None
+
+
 @dataclass
 class Hit:
     """A rule's raw report: the object, the field path inside it, and the message."""
@@ -48,8 +59,10 @@ class Hit:
     severity: Severity | None = None
     fixable: bool | None = None
     point_at_key: bool = True
-    # For hits without an object (file-level): where they are.
-    extra: dict[str, Any] = field(default_factory=dict)
+    # Narrow the finding's span to this text inside the one-line value (a condition name in a command).
+    substring: str | None = None
+    # For a hit without an object: where it is.
+    place: Place | None = None
 
 
 class Rule:
@@ -94,8 +107,9 @@ class Rule:
         severity: Severity | None = None,
         fixable: bool | None = None,
         point_at_key: bool = True,
+        substring: str | None = None,
     ) -> Hit:
-        return Hit(self, obj, path, message, severity, fixable, point_at_key)
+        return Hit(self, obj, path, message, severity, fixable, point_at_key, substring)
 
     @property
     def fix(self) -> FixKind:

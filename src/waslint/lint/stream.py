@@ -22,7 +22,7 @@ class StreamMiss(Exception):
     escapes, so the text check missed it): the run starts again with every file parsed."""
 
 
-def check_streamed(run: SetRun, source: SourceFile, internal: list[str], declined: dict[int, str]) -> list[Finding]:
+def check_streamed(run: SetRun, source: SourceFile, internal: list[str]) -> list[Finding]:
     """Parse one file the index does not need, check its objects, then drop its values."""
     parse_text(source)
     objects = [obj for doc in source.documents for obj in objects_of(doc, run.options.namespace)]
@@ -30,15 +30,14 @@ def check_streamed(run: SetRun, source: SourceFile, internal: list[str], decline
     if lookups is not None and any(lookups.wants(obj) for obj in objects):
         raise StreamMiss(source.path)
     findings = locate_all(run_object_rules(run.rules, run.ctx, objects, internal), run.options, run.release)
-    findings = finish(run, findings, [source], objects, declined)
+    findings = finish(run, findings, [source], objects)
     source.release_values()
     return findings
 
 
-# A streamed file's outcome as it travels back from a worker: its parse (values released), its
-# findings (each with its document's position, -1 for none), and the fixes lint declines (by
-# finding position).
-_Outcome = tuple[int, PackedParse, list[tuple[Finding, int]], list[tuple[int, str]]]
+# A streamed file's outcome as it travels back from a worker: its parse (values released) and its
+# findings (each with its document's position, -1 for none; the fixes lint declines ride on them).
+_Outcome = tuple[int, PackedParse, list[tuple[Finding, int]]]
 # What a shard returns: the findings (run in the parent) or the outcomes (in a worker), the
 # internal errors, and the path of a StreamMiss. A shard of indexed objects returns its findings
 # with their documents' (file, document) positions among the indexed files.
@@ -47,9 +46,7 @@ _KeptResult = tuple[list[Finding] | list[tuple[Finding, int, int]], list[str]]
 _Item = tuple[str, range]  # ("kept", objects of the index) or ("streamed", streamed files)
 
 
-def in_workers(
-    run: SetRun, kept: list[SourceFile], streamed: list[SourceFile], internal: list[str], declined: dict[int, str]
-) -> list[Finding]:
+def in_workers(run: SetRun, kept: list[SourceFile], streamed: list[SourceFile], internal: list[str]) -> list[Finding]:
     """The per-object rules in forked workers (which inherit the index without copying it):
     shards of the indexed objects and shards of the streamed files, taken from one queue, by the
     parent too once it has run the set rules. Only findings (and the released documents of the
@@ -60,7 +57,7 @@ def in_workers(
     kept_shards = split_evenly([len(obj.file.text) // max(len(obj.file.documents), 1) + 1 for obj in objects], count)
     streamed_shards = split_evenly([len(source.text) + 1 for source in streamed], count)
     items: list[_Item] = [("kept", shard) for shard in kept_shards] + [("streamed", shard) for shard in streamed_shards]
-    where = {id(doc): (f, d) for f, source in enumerate(kept) for d, doc in enumerate(source.documents)}
+    where = {doc: (f, d) for f, source in enumerate(kept) for d, doc in enumerate(source.documents)}
 
     def kept_shard(shard: range) -> _KeptResult:
         errors: list[str] = []
@@ -70,7 +67,7 @@ def in_workers(
             return findings, errors
         shipped = []
         for finding in findings:
-            file_position, doc_position = where.get(id(finding.doc), (-1, -1))
+            file_position, doc_position = where.get(finding.doc, (-1, -1)) if finding.doc is not None else (-1, -1)
             finding.doc = None
             shipped.append((finding, file_position, doc_position))
         return shipped, errors
@@ -83,12 +80,11 @@ def in_workers(
         try:
             for position in shard:
                 source = streamed[position]
-                reasons: dict[int, str] = declined if in_parent else {}
-                findings = check_streamed(run, source, errors, reasons)
+                findings = check_streamed(run, source, errors)
                 if in_parent:
                     found.extend(findings)
                 else:
-                    outcomes.append(_outcome(position, source, findings, reasons))
+                    outcomes.append(_outcome(position, source, findings))
         except StreamMiss as miss:
             return None, [], errors, str(miss)
         return (found if in_parent else None), outcomes, errors, None
@@ -107,14 +103,14 @@ def in_workers(
     kept_findings = _kept_arrived(cast(list[_KeptResult], results[: len(kept_shards)]), kept, internal)
     internal.extend(set_errors)
     kept_findings.extend(locate_all(set_hits, run.options, run.release))
-    findings = finish(run, kept_findings, kept, objects, declined)
+    findings = finish(run, kept_findings, kept, objects)
     for found, outcomes, errors, miss in cast(list[_ShardResult], results[len(kept_shards) :]):
         if miss is not None:
             raise StreamMiss(miss)
         internal.extend(errors)
         findings.extend(found or ())
         for outcome in outcomes:
-            findings.extend(_arrived(outcome, streamed, declined))
+            findings.extend(_arrived(outcome, streamed))
     return findings
 
 
@@ -134,22 +130,19 @@ def _kept_arrived(results: list[_KeptResult], kept: list[SourceFile], internal: 
     return findings
 
 
-def _outcome(position: int, source: SourceFile, findings: list[Finding], reasons: dict[int, str]) -> _Outcome:
-    where = {id(doc): number for number, doc in enumerate(source.documents)}
+def _outcome(position: int, source: SourceFile, findings: list[Finding]) -> _Outcome:
+    where = {doc: number for number, doc in enumerate(source.documents)}
     shipped = []
-    declined = []
-    for number, finding in enumerate(findings):
-        if id(finding) in reasons:
-            declined.append((number, reasons[id(finding)]))
-        doc_position = where.get(id(finding.doc), -1)
+    for finding in findings:
+        doc_position = where.get(finding.doc, -1) if finding.doc is not None else -1
         finding.doc = None
         shipped.append((finding, doc_position))
     problems, documents, _ = pack_parse(source)
-    return position, (problems, documents, None), shipped, declined
+    return position, (problems, documents, None), shipped
 
 
-def _arrived(outcome: _Outcome, streamed: list[SourceFile], declined: dict[int, str]) -> list[Finding]:
-    position, parsed, shipped, reasons = outcome
+def _arrived(outcome: _Outcome, streamed: list[SourceFile]) -> list[Finding]:
+    position, parsed, shipped = outcome
     source = streamed[position]
     unpack_parse(source, parsed)
     source.values_released = True
@@ -158,6 +151,4 @@ def _arrived(outcome: _Outcome, streamed: list[SourceFile], declined: dict[int, 
         if doc_position >= 0:
             finding.doc = source.documents[doc_position]
         findings.append(finding)
-    for number, reason in reasons:
-        declined[id(findings[number])] = reason
     return findings

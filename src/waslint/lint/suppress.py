@@ -39,8 +39,8 @@ class Suppression:
 
 @dataclass
 class SuppressionSet:
-    by_file: dict[int, list[Suppression]] = field(default_factory=dict)
-    by_object: dict[int, Suppression] = field(default_factory=dict)
+    by_file: dict[SourceFile, list[Suppression]] = field(default_factory=dict)
+    by_object: dict[KObject, Suppression] = field(default_factory=dict)
 
     def all(self) -> list[Suppression]:
         found = [s for group in self.by_file.values() for s in group]
@@ -51,7 +51,7 @@ class SuppressionSet:
             return
         comments = list(_comments(source))
         if comments:
-            self.by_file[id(source)] = comments
+            self.by_file[source] = comments
 
     def add_object(self, obj: KObject) -> None:
         value = obj.annotations.get(IGNORE_ANNOTATION)
@@ -59,13 +59,13 @@ class SuppressionSet:
             return
         path = obj.full_path(("metadata", "annotations", IGNORE_ANNOTATION))
         codes = _parse_codes(str(value))
-        self.by_object[id(obj)] = Suppression(
+        self.by_object[obj] = Suppression(
             "annotation", codes, obj.file, obj.doc.locate(path), obj.doc.index, obj=obj, field_path=path
         )
 
     def suppressing(self, finding: Finding, obj: KObject | None) -> Suppression | None:
         if obj is not None:
-            annotation = self.by_object.get(id(obj))
+            annotation = self.by_object.get(obj)
             if annotation is not None and annotation.covers_code(finding.code):
                 return annotation
         if finding.doc is None:
@@ -73,7 +73,7 @@ class SuppressionSet:
         return self._by_comment(finding, finding.doc.file)
 
     def _by_comment(self, finding: Finding, source: SourceFile | None) -> Suppression | None:
-        candidates = self.by_file.get(id(source)) if source is not None else None
+        candidates = self.by_file.get(source) if source is not None else None
         if not candidates:
             return None
         for item in candidates:

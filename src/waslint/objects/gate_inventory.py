@@ -101,7 +101,7 @@ class Inventory:
     settings: list[Setting] = field(default_factory=list)
     coverage: dict[str, list[Where]] = field(default_factory=lambda: defaultdict(list))
     # kube-apiserver --runtime-config entries: (key, value or None, id of the source object)
-    runtime_config: list[tuple[str, str | None, int]] = field(default_factory=list)
+    runtime_config: list[tuple[str, str | None, KObject | None]] = field(default_factory=list)
     # sources that show the kube-apiserver's whole command line (its runtime-config is known)
     runtime_sources: list[Where] = field(default_factory=list)
 
@@ -174,7 +174,7 @@ class Inventory:
             return None
         decided: list[bool] = []
         for where in self.runtime_sources:
-            entries = [(k, v) for k, v, owner in self.runtime_config if owner == id(where.obj)]
+            entries = [(k, v) for k, v, owner in self.runtime_config if owner is where.obj]
             decided.append(_runtime_decision(entries, group, version, stage))
         return any(decided)
 
@@ -445,7 +445,7 @@ def _add_flag(inventory: Inventory, component: str, name: str, value: str, where
             inventory.settings.append(Setting(component, gate, enabled, where))
     elif name == "runtime-config" and component == APISERVER and where.obj is not None:
         for key, raw in parse_runtime_config(value):
-            inventory.runtime_config.append((key, raw, id(where.obj)))
+            inventory.runtime_config.append((key, raw, where.obj))
 
 
 def _node_configuration(obj: KObject, inventory: Inventory) -> None:
@@ -502,7 +502,7 @@ def _kind_cluster(obj: KObject, inventory: Inventory) -> None:
     for key, value in as_map(data.get("runtimeConfig")).items():
         text = _arg_text(value)
         if isinstance(key, str):
-            inventory.runtime_config.append((key, text, id(obj)))
+            inventory.runtime_config.append((key, text, obj))
     for patch_path, document in patches:
         _kind_patch(obj, patch_path, document, label, inventory)
 

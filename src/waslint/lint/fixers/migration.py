@@ -104,10 +104,10 @@ def _ref_problem(spec: dict[str, Any], ref: Any) -> str | None:
 @fixes("WAS101", "WAS102", "WAS103", "WAS104", kind=FixKind.SAFE)
 def plan_migrations(targets: list[FixTarget], env: FixEnv, plan: Plan) -> None:
     """The rewrites of WAS101-104, one unit per object (in the order of its first finding)."""
-    per_object: dict[int, tuple[KObject, int, list[Finding]]] = {}
+    per_object: dict[KObject, tuple[int, list[Finding]]] = {}
     for target in targets:
-        per_object.setdefault(id(target.obj), (target.obj, target.doc, []))[2].append(target.finding)
-    for obj, doc_position, findings in per_object.values():
+        per_object.setdefault(target.obj, (target.doc, []))[1].append(target.finding)
+    for obj, (doc_position, findings) in per_object.items():
         plan_object(obj, doc_position, findings, plan)
 
 

@@ -59,10 +59,10 @@ class NewDocument:
 class Plan:
     units: list[Unit] = field(default_factory=list)
     documents: list[NewDocument] = field(default_factory=list)
-    # id(finding) -> why it is not fixed in this pass
-    reasons: dict[int, str] = field(default_factory=dict)
+    # why a finding is not fixed in this pass
+    reasons: dict[Finding, str] = field(default_factory=dict)
     # file path -> notes (skipped files and the like)
     notes: dict[str, list[str]] = field(default_factory=dict)
 
     def skip(self, finding: Finding, reason: str) -> None:
-        self.reasons.setdefault(id(finding), reason)
+        self.reasons.setdefault(finding, reason)

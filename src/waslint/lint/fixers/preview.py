@@ -9,17 +9,18 @@ from typing import Any
 
 from waslint.core.model import FixKind
 from waslint.findings import Finding
+from waslint.io.loader import Document
 from waslint.lint.fixers.checks import line_break_problem
 from waslint.lint.fixers.plan import Plan
 from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, fixer_for
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import KObject
 
-Owners = dict[tuple[int, tuple[Any, ...]], KObject]
+Owners = dict[tuple[Document, tuple[Any, ...]], KObject]
 
 
 def owners_of(objects: Iterable[KObject]) -> Owners:
-    return {(id(obj.doc), obj.base_path): obj for obj in objects}
+    return {(obj.doc, obj.base_path): obj for obj in objects}
 
 
 def owner_of(finding: Finding, owners: Owners) -> KObject | None:
@@ -28,18 +29,18 @@ def owner_of(finding: Finding, owners: Owners) -> KObject | None:
         return None
     path = finding.field_path
     if len(path) >= 2 and path[0] == "items":
-        owner = owners.get((id(finding.doc), tuple(path[:2])))
+        owner = owners.get((finding.doc, tuple(path[:2])))
         if owner is not None:
             return owner
-    return owners.get((id(finding.doc), ()))
+    return owners.get((finding.doc, ()))
 
 
-def declined_fixes(findings: list[Finding], objects: Iterable[KObject], index: ObjectIndex) -> dict[int, str]:
-    """id(finding) -> why `fix` would decline its safe fix, for the findings marked fixable;
+def declined_fixes(findings: list[Finding], objects: Iterable[KObject], index: ObjectIndex) -> dict[Finding, str]:
+    """Finding -> why `fix` would decline its safe fix, for the findings marked fixable;
     `objects`: the objects the findings may be about, `index`: the set the fixes look up."""
     owners = owners_of(objects)
     targets: dict[Fixer, list[FixTarget]] = {}
-    declined: dict[int, str] = {}
+    declined: dict[Finding, str] = {}
     line_breaks: dict[str, str | None] = {}
     for finding in findings:
         fixer = fixer_for(finding.code)
@@ -52,7 +53,7 @@ def declined_fixes(findings: list[Finding], objects: Iterable[KObject], index: O
             line_breaks[obj.file.path] = line_break_problem(obj.file.text)
         problem = line_breaks[obj.file.path]
         if problem is not None:
-            declined[id(finding)] = problem
+            declined[finding] = problem
             continue
         targets.setdefault(fixer, []).append(FixTarget(finding, obj, 0))
     if not targets:
@@ -61,10 +62,10 @@ def declined_fixes(findings: list[Finding], objects: Iterable[KObject], index: O
     env = FixEnv(index, lambda obj: True, lambda obj: 0)
     for fixer, fixer_targets in targets.items():
         fixer.plan(fixer_targets, env, plan)
-    planned = {id(finding) for unit in plan.units for finding, _ in unit.parts}
+    planned = {finding for unit in plan.units for finding, _ in unit.parts}
     for fixer_targets in targets.values():
         for target in fixer_targets:
-            key = id(target.finding)
-            if key not in planned and key in plan.reasons:
-                declined[key] = plan.reasons[key]
+            finding = target.finding
+            if finding not in planned and finding in plan.reasons:
+                declined[finding] = plan.reasons[finding]
     return declined

@@ -30,7 +30,7 @@ from waslint.knowledge.releases import Release, milestone
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.lookups import GATE_SOURCE_KINDS
-from waslint.lint.registry import Hit, Rule, register
+from waslint.lint.registry import Hit, Place, Rule, register
 from waslint.objects.gate_inventory import GateState, Inventory, Setting, Where, build_inventory
 from waslint.objects.groups import groups_of
 from waslint.objects.keys import POD, SCHEDULING
@@ -59,8 +59,8 @@ def hit_at(rule: Rule, where: Where, message: str, severity: Severity | None = N
     if where.obj is not None:
         return rule.hit(where.obj, where.path, message, severity=severity)
     span = where.doc.locate(where.path) if where.doc is not None else Span(1, 1, 1, 1)
-    extra = {"path": where.file_path or "-", "span": span, "document": 0, "doc": where.doc}
-    return Hit(rule, None, where.path, message, severity, extra=extra)
+    place = Place(where.file_path or "-", span, 0, where.doc)
+    return Hit(rule, None, where.path, message, severity, place=place)
 
 
 def enable_advice(component: str, gates: list[str], where: Where | None) -> str:
@@ -221,16 +221,16 @@ def cluster_scope(where: Where | None) -> object:
     """Which cluster an inventory place belongs to: each kind Cluster config is a cluster of its
     own; every other source (static Pods, kubeadm, kubelet configs, --gates) is the run's cluster."""
     if where is not None and where.source == KIND and where.obj is not None:
-        return id(where.obj)
+        return where.obj
     return "cluster"
 
 
 def _dedupe(states: list[tuple[str, GateState]]) -> list[tuple[str, GateState]]:
-    seen: set[tuple[str, int, Path]] = set()
+    seen: set[tuple[str, KObject | None, Path]] = set()
     kept: list[tuple[str, GateState]] = []
     for component, state in states:
         where = state.where
-        key = (component, id(where.obj) if where is not None else 0, where.path if where is not None else ())
+        key = (component, where.obj if where is not None else None, where.path if where is not None else ())
         if key not in seen:
             seen.add(key)
             kept.append((component, state))
@@ -473,7 +473,7 @@ spec:
         inventory = inventory_of(ctx)
         if inventory.empty:
             return
-        done: set[tuple[str, str, int, Path]] = set()
+        done: set[tuple[str, str, KObject | None, Path]] = set()
         for setting in inventory.settings:
             if not setting.value:
                 continue
@@ -489,7 +489,7 @@ spec:
                 ]
                 if not states:
                     continue
-                key = (setting.component, dependency, id(setting.where.obj), setting.where.path)
+                key = (setting.component, dependency, setting.where.obj, setting.where.path)
                 if key in done:
                     continue
                 done.add(key)
@@ -508,7 +508,7 @@ def _need_message(what: str, missing: list[str], off: list[tuple[str, GateState]
     plural = len(missing) > 1
     components = _components_text(c for c, _ in off)
     first = off[0][1]
-    more = len({(id(s.where.obj) if s.where else 0) for _, s in off}) - 1
+    more = len({(s.where.obj if s.where else None) for _, s in off}) - 1
     reason = first.reason + (f"; likewise in {more} more source{'s' if more > 1 else ''}" if more > 0 else "")
     steps: dict[str, None] = {}
     for component, state in off:
@@ -571,7 +571,7 @@ featureGates:
 
     def check_set(self, ctx: Context) -> Iterable[Hit]:
         inventory = inventory_of(ctx)
-        places: dict[tuple[int, Path, str], list[Setting]] = {}
+        places: dict[tuple[KObject | None, Path, str], list[Setting]] = {}
         for setting in inventory.settings:
             info = gate_info(setting.gate)
             if info is None:
@@ -579,7 +579,7 @@ featureGates:
             entry = info.at(ctx.target)
             if entry is not None and not entry.removed:
                 continue
-            key = (id(setting.where.obj), setting.where.path, setting.gate)
+            key = (setting.where.obj, setting.where.path, setting.gate)
             places.setdefault(key, []).append(setting)
         for settings in places.values():
             setting = settings[-1]

@@ -433,16 +433,15 @@ spec:
             return
         for path, text in _strings_in(obj.data, ()):
             if _CONDITION.search(text):
-                hit = self.hit(
+                yield self.hit(
                     obj,
                     path,
                     "reads PodGroup condition PodGroupScheduled (1.36): in 1.37 it is"
                     " PodGroupInitiallyScheduled, and it only says the gang was placed once (it stays"
                     " True when members fail); check member Pods for runtime health",
                     point_at_key=False,
+                    substring="PodGroupScheduled",
                 )
-                hit.extra["substring"] = "PodGroupScheduled"
-                yield hit
 
 
 def _strings_in(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
