@@ -6,7 +6,7 @@ from typing import Any
 
 from waslint.feasibility.analysis import Cluster, Run, WhatIf, analyse, build_cluster
 from waslint.feasibility.model import Gang
-from waslint.objects.pods import PodShape, shape_from_spec
+from waslint.objects.shapes import PodShape, shape_from_spec
 
 
 def node(

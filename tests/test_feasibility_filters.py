@@ -13,8 +13,9 @@ from feasibility_helpers import gang, node, run, shape
 
 from waslint.feasibility.filters import exclusion
 from waslint.feasibility.model import node_from_dict
-from waslint.objects.pods import pod_request, shape_from_spec
+from waslint.objects.pods import pod_request
 from waslint.objects.quantity import MILLI
+from waslint.objects.shapes import shape_from_spec
 
 
 def taint(key: str, value: str, effect: str) -> dict[str, str]:

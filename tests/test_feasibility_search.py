@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from waslint.feasibility.analysis import analyse
 from waslint.feasibility.model import Gang
-from waslint.objects.pods import PodShape, shape_from_spec
 from waslint.objects.quantity import MILLI
+from waslint.objects.shapes import PodShape, shape_from_spec
 
 RESOURCES = ("cpu", "nvidia.com/gpu")
 

@@ -19,7 +19,8 @@ from waslint.objects.groups import groups_of, object_group
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import KObject, objects_of
 from waslint.objects.members import controller_ref, is_controlled, membership
-from waslint.objects.pods import pod_request, shape_from_spec
+from waslint.objects.pods import pod_request
+from waslint.objects.shapes import shape_from_spec
 from waslint.objects.walks import pod_templates, workload_templates
 
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import CORPUS, lint_text, lint_texts, needs_corpus, run_cli
 from waslint.core.model import Severity
 from waslint.findings import Finding
-from waslint.lint.rules.quotas import is_extended_resource
+from waslint.lint.rules.quotas.extended_resource_limits import is_extended_resource
 from waslint.objects.quantity import parse_quantity
 
 

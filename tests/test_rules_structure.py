@@ -14,7 +14,7 @@ from conftest import codes, lint_path, lint_text, lint_texts, run_cli
 from waslint.core.model import Severity
 from waslint.findings import Finding
 from waslint.lint.engine import RunError
-from waslint.lint.rules.structure import label_key_problem
+from waslint.lint.rules.structure.common import label_key_problem
 from waslint.objects.quantity import parse_quantity
 
 

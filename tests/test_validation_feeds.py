@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from waslint.io.loader import parse_bytes
-from waslint.lint.rules.gates import _marker_needs
-from waslint.lint.rules.structure import _marker_changes
+from waslint.lint.rules.gates.gate_prerequisite_missing import _marker_needs
+from waslint.lint.rules.structure.immutable_field_changed import _marker_changes
 from waslint.objects.kobject import KObject, objects_of
 
 WORKLOAD = """\

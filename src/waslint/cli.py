@@ -14,10 +14,12 @@ from waslint import __version__
 from waslint.knowledge.releases import default_target, fix_target, parse_release, supported_text
 
 if TYPE_CHECKING:
+    from waslint.findings import Finding
     from waslint.io.config import Config
     from waslint.knowledge.releases import Release
     from waslint.lint.engine import LintResult
     from waslint.lint.options import LintOptions
+    from waslint.lint.registry import Rule
 
 app = typer.Typer(
     name="waslint",
@@ -130,10 +132,10 @@ def load_settings(
     """The config file (already found: see config_groups), then command-line flags on top.
     Invalid values end the run with status 2."""
     from waslint.io.config import ConfigError, check_codes, check_fail_on, check_target_version, load_config
+    from waslint.lint.codes import RULES
     from waslint.lint.options import LintOptions
-    from waslint.lint.registry import all_rules
 
-    known = [rule.code for rule in all_rules()]
+    known = list(RULES)  # the codes table: no rule module is imported to know the codes
     try:
         config = load_config(config_path, known)
         options = LintOptions.from_config(config)
@@ -190,12 +192,12 @@ def _code_list(
 def _warn_ignored_selection(selected: list[str], config: Config) -> None:
     """--select asked for rules the config's `ignore` removes: say so, they will not run."""
     from waslint.core.codes import matches
-    from waslint.lint.registry import all_rules
+    from waslint.lint.codes import RULES
 
     if not config.ignore:
         return
     for selector in selected:
-        chosen = [rule.code for rule in all_rules() if matches(rule.code, [selector])]
+        chosen = [code for code in RULES if matches(code, [selector])]
         removed = [code for code in chosen if matches(code, config.ignore)]
         if removed:
             what = "all of it" if len(removed) == len(chosen) else ", ".join(removed)
@@ -255,7 +257,7 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
     import shutil
 
     from waslint.core.model import Severity
-    from waslint.lint.registry import all_rules
+    from waslint.lint.registry import all_rules, get_rule
     from waslint.report import ReportInput, render, source_root
 
     fmt = display.fmt or "text"
@@ -271,7 +273,9 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
         target_version=str(target),
         sources={source.path: source.text for source in result.files},
         color=color,
-        rules=[rule.info for rule in all_rules()],
+        # SARIF lists every rule as the driver's; the other formats describe the findings' rules only
+        # (so a run that found nothing loads neither every rule module nor the fix planners)
+        rules=[rule.info for rule in (all_rules() if fmt == "sarif" else _rules_of(findings, get_rule))],
         quiet=display.quiet,
         show_fixes=display.show_fixes,
         hidden=len(result.findings) - len(findings),
@@ -438,6 +442,11 @@ def _jobs(jobs: int | None) -> int:
     return jobs
 
 
+def _rules_of(findings: list[Finding], get_rule: Callable[[str], Rule | None]) -> list[Rule]:
+    found = (get_rule(code) for code in sorted({finding.code for finding in findings}))
+    return [rule for rule in found if rule is not None]
+
+
 def _write_baseline(result: LintResult, path: str) -> None:
     from waslint.lint.baseline import baseline_json
 
@@ -596,12 +605,13 @@ def explain(
     code: Annotated[str, typer.Argument(help="A rule code or name, e.g. WAS103 or legacy-disruption-mode.")],
 ) -> None:
     """Show one rule's documentation, with a failing and a fixed example."""
+    from waslint.lint.codes import RULES
     from waslint.lint.docs import explain_text
-    from waslint.lint.registry import all_rules, get_rule
+    from waslint.lint.registry import get_rule
 
     rule = get_rule(code)
     if rule is None:
-        hint = _closest(code, [known.name for known in all_rules()])
+        hint = _closest(code, [name for name, _ in RULES.values()])
         fail(f"unknown rule code or name {code!r}{hint} (see `waslint rules`)")
     sys.stdout.write(explain_text(rule))
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from waslint.feasibility.filters import DRAINED, exclusion
 from waslint.feasibility.model import NodeInfo, RunningPod
-from waslint.objects.pods import PodShape
 from waslint.objects.quantity import GPU, MILLI, Resources
+from waslint.objects.shapes import PodShape
 
 WHOLE = "<all nodes>"  # the one domain of a gang without a topology key
 

@@ -17,8 +17,8 @@ from typing import Any
 from waslint.feasibility.capacity import WHOLE, ClusterState, ShapeView
 from waslint.feasibility.model import Gang
 from waslint.feasibility.placement import Attempt, domain_nodes, main_shape, place
-from waslint.objects.pods import PodShape
 from waslint.objects.quantity import GPU, MILLI, resource_rank, show_amount
+from waslint.objects.shapes import PodShape
 
 BAR_DOMAINS = 8  # domains shown in the per-domain capacity view
 

@@ -9,7 +9,7 @@ affinity (NodeAffinity, every operator), nodeName (NodeName).
 from __future__ import annotations
 
 from waslint.feasibility.model import NodeInfo, Taint
-from waslint.objects.pods import PodShape, Requirement, Term, Toleration
+from waslint.objects.shapes import PodShape, Requirement, Term, Toleration
 
 HARD_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"

@@ -38,7 +38,7 @@ from waslint.objects.keys import (
 )
 from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
 from waslint.objects.members import is_controlled, owner_refs
-from waslint.objects.pods import PodShape, shape_from_spec
+from waslint.objects.shapes import PodShape, shape_from_spec
 from waslint.objects.walks import (
     PodTemplate,
     job_pods,
@@ -98,7 +98,7 @@ class GangReader:
         """The group's priority (its own, or its class's), else its first pod template's."""
         if group is not None:
             if group.priority is not None:
-                return group.priority.value
+                return group.priority
             if group.priority_class_name is not None:
                 return self.priorities.get(group.priority_class_name.value, self.default_priority)
         return self._pod_priority(templates)

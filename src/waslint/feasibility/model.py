@@ -17,8 +17,9 @@ from waslint.core.model import Path
 from waslint.objects.keys import HOSTNAME
 from waslint.objects.kobject import KObject, as_list, as_map
 from waslint.objects.members import controller_ref, membership
-from waslint.objects.pods import PodShape, gpu_fraction, pod_request
+from waslint.objects.pods import gpu_fraction, pod_request
 from waslint.objects.quantity import MILLI, PODS, Resources, resource_map
+from waslint.objects.shapes import PodShape
 from waslint.objects.walks import PodTemplate
 
 DEFAULT_MAX_PODS = 110  # the kubelet's default --max-pods, when a node records no `pods` allocatable

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from waslint.feasibility.capacity import ClusterState
 from waslint.feasibility.model import Gang
-from waslint.objects.pods import PodShape
+from waslint.objects.shapes import PodShape
 
 EXACT_SEARCH_PODS = 10  # exhaustive search only below these sizes: it is exponential
 EXACT_SEARCH_NODES = 12

@@ -16,7 +16,7 @@ import yaml
 
 from waslint.core.codes import matches
 from waslint.core.model import FixKind
-from waslint.findings import Finding
+from waslint.findings import Finding, owner_of, owners_of
 from waslint.fix.edits import DocText, Edit, EditConflict, apply_edits, edits_for
 from waslint.fix.verify import check_problems, same
 from waslint.fix.writer import UTF8, Encoding, sniff
@@ -34,14 +34,13 @@ from waslint.io.helm import PLACEHOLDER
 from waslint.io.loader import MAX_FILE_BYTES, Document, SourceFile, parse_bytes, too_large
 from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
+from waslint.lint.codes import RULES
 from waslint.lint.engine import LintResult, lint_sources
 from waslint.lint.fixers.checks import decline_invalid, line_break_problem
 from waslint.lint.fixers.ops import Op, apply_to_data
 from waslint.lint.fixers.plan import NewDocument, Plan, Unit
-from waslint.lint.fixers.preview import owner_of, owners_of
 from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, all_fixers, fixer_for
 from waslint.lint.options import LintOptions
-from waslint.lint.registry import all_rules
 from waslint.objects.kobject import KObject
 
 PARSE_ERROR = "WAS001"
@@ -211,11 +210,11 @@ def fix_codes(options: FixOptions) -> list[str]:
     """The rules a fix run uses: WAS001 and WAS1xx, narrowed by --select/--ignore."""
     chosen = options.lint.select or ["ALL"]
     return [
-        rule.code
-        for rule in all_rules()
-        if (rule.code == PARSE_ERROR or rule.code.startswith("WAS1"))
-        and matches(rule.code, chosen)
-        and not matches(rule.code, options.lint.ignore)
+        code
+        for code in RULES
+        if (code == PARSE_ERROR or code.startswith("WAS1"))
+        and matches(code, chosen)
+        and not matches(code, options.lint.ignore)
     ]
 
 

@@ -11,12 +11,11 @@ from dataclasses import dataclass, replace
 
 from waslint.core.codes import matches
 from waslint.core.model import Span
-from waslint.findings import Finding
+from waslint.findings import Finding, owner_of, owners_of
 from waslint.io.config import Config
 from waslint.io.helm import shown
 from waslint.io.loader import SourceFile
 from waslint.lint.context import Context
-from waslint.lint.fixers.preview import declined_fixes, owner_of, owners_of
 from waslint.lint.options import LintOptions
 from waslint.lint.registry import Hit, Place, Rule, get_rule
 from waslint.lint.suppress import SuppressionSet
@@ -62,7 +61,13 @@ def finish(run: SetRun, findings: list[Finding], sources: list[SourceFile], obje
         if run.release:  # suppressions locate their annotations too
             for source in sources:
                 source.release_positions()
-    for finding, reason in declined_fixes(findings, objects, run.ctx.index).items():
+    if any(finding.fixable for finding in findings):  # the planners load only when a fix may be offered
+        from waslint.lint.fixers.preview import declined_fixes
+
+        declined = declined_fixes(findings, objects, run.ctx.index)
+    else:
+        declined = {}
+    for finding, reason in declined.items():
         finding.fixable = False  # `fix` would decline it: never promise a fix that is not written
         finding.declined = reason
     return findings

@@ -1,9 +1,10 @@
 """Rules: one object per rule, with its code, name, severity, docs and optional fix; a registry.
 
-A rule module defines subclasses of `Rule` and decorates them with `@register`. Per-object rules
-declare the kinds they look at (`kinds`), so the engine hands each object only to the rules that
-care; set-level rules (`check_set`) look across the whole index. Rules yield `Hit`s; the engine
-turns them into located findings, applies severity overrides and suppressions.
+A rule module (`lint/rules/<family>/<rule>.py`, listed in the codes table `lint/codes.py`) defines
+one subclass of `Rule` and decorates it with `@register`. Per-object rules declare the kinds they
+look at (`kinds`), so the engine hands each object only to the rules that care; set-level rules
+(`check_set`) look across the whole index. Rules yield `Hit`s; the engine turns them into located
+findings, applies severity overrides and suppressions.
 """
 
 from __future__ import annotations
@@ -15,27 +16,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 from waslint.core.codes import matches
 from waslint.core.model import FixKind, Path, RuleInfo, Severity, Span
-from waslint.lint.fixers.registry import fixer_for
+from waslint.lint.codes import RULES, module_of
 
 if TYPE_CHECKING:
     from waslint.io.loader import Document
     from waslint.lint.context import Context
     from waslint.objects.kobject import KObject
-
-# Rule families, in catalog order. Each module registers its rules on import.
-RULE_MODULES = (
-    "waslint.lint.rules.input",
-    "waslint.lint.rules.upstream",
-    "waslint.lint.rules.migration",
-    "waslint.lint.rules.claims",
-    "waslint.lint.rules.sizing",
-    "waslint.lint.rules.references",
-    "waslint.lint.rules.quotas",
-    "waslint.lint.rules.structure",
-    "waslint.lint.rules.placement",
-    "waslint.lint.rules.gates",
-    "waslint.lint.rules.runtime",
-)
 
 
 @dataclass(frozen=True)
@@ -114,7 +100,9 @@ class Rule:
     @property
     def fix(self) -> FixKind:
         """Derived from the one registration of fixes (`lint/fixers/registry.py`): a rule is fixable
-        exactly when a planner is registered for its code."""
+        exactly when a planner is registered for its code. The planners load on first use."""
+        from waslint.lint.fixers.registry import fixer_for
+
         fixer = fixer_for(self.code)
         return fixer.kind if fixer is not None else FixKind.NONE
 
@@ -149,45 +137,51 @@ class Rule:
 
 
 _REGISTRY: dict[str, Rule] = {}
-_loaded = False
 
 
 def register(cls: type[Rule]) -> type[Rule]:
+    """Register a rule object; its code, name and module must be the codes table's row."""
     code = cls.code
     if code in _REGISTRY:
         raise RuntimeError(f"rule code {code} registered twice")
-    if any(rule.name == cls.name for rule in _REGISTRY.values()):
-        raise RuntimeError(f"rule name {cls.name} registered twice")
+    row = RULES.get(code)
+    if row is None:
+        raise RuntimeError(f"rule code {code} is not in the codes table (lint/codes.py)")
+    if row[0] != cls.name or module_of(code) != cls.__module__:
+        raise RuntimeError(f"{code} {cls.name} ({cls.__module__}) is not its row of lint/codes.py: {row}")
     _REGISTRY[code] = cls()
     return cls
 
 
-def _load_rules() -> None:
-    global _loaded
-    if not _loaded:
-        for module in RULE_MODULES:
-            importlib.import_module(module)
-        _loaded = True
+def _load(code: str) -> Rule:
+    """The rule of a code, its module imported on first use."""
+    found = _REGISTRY.get(code)
+    if found is None:
+        importlib.import_module(module_of(code))
+        found = _REGISTRY.get(code)
+        if found is None:
+            raise RuntimeError(f"{module_of(code)} does not register {code}")
+    return found
 
 
 def all_rules() -> list[Rule]:
-    _load_rules()
-    return sorted(_REGISTRY.values(), key=lambda rule: rule.code)
+    return [_load(code) for code in sorted(RULES)]
 
 
 def get_rule(code: str) -> Rule | None:
     """The rule with this code, or with this name (`api-version-not-served`)."""
-    _load_rules()
-    found = _REGISTRY.get(code.strip().upper())
-    if found is None:
-        name = code.strip().lower()
-        found = next((rule for rule in _REGISTRY.values() if rule.name == name), None)
-    return found
+    wanted = code.strip()
+    if wanted.upper() in RULES:
+        return _load(wanted.upper())
+    name = wanted.lower()
+    found = next((key for key, (rule_name, _) in RULES.items() if rule_name == name), None)
+    return _load(found) if found is not None else None
 
 
 def select_rules(select: Iterable[str] | None, ignore: Iterable[str]) -> Iterator[Rule]:
+    """The selected rules, in code order; only their modules are imported."""
     chosen = list(select) if select else ["ALL"]
     ignored = list(ignore)
-    for rule in all_rules():
-        if matches(rule.code, chosen) and not matches(rule.code, ignored):
-            yield rule
+    for code in sorted(RULES):
+        if matches(code, chosen) and not matches(code, ignored):
+            yield _load(code)

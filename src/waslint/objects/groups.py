@@ -15,8 +15,7 @@ WAS003 report the type error). Lint rules, feasibility and the fixers read group
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from waslint.core.model import Path
 from waslint.objects.keys import CRONJOB, JOB, SCHEDULING
@@ -53,8 +52,7 @@ def disruption_mode(value: Any) -> str | None:
 # --------------------------------------------------------------------------- the parts
 
 
-@dataclass(frozen=True)
-class GangMinimum:
+class GangMinimum(NamedTuple):
     """A gang's minimum: `gang.minCount` (Pods) or, for a composite, `gang.minGroupCount` (child
     groups)."""
 
@@ -69,8 +67,7 @@ class GangMinimum:
         return as_int(self.raw)
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     """The scheduling policy union: `basic: {}` or `gang: {minCount}`."""
 
     key: str  # the field name of the object's apiVersion: "schedulingPolicy" ("policy" in v1alpha1)
@@ -90,8 +87,7 @@ class Policy:
         return gang if isinstance(gang, dict) else None
 
 
-@dataclass(frozen=True)
-class TopologyConstraint:
+class TopologyConstraint(NamedTuple):
     """One `schedulingConstraints.topology` entry."""
 
     key: str | None  # None when missing or not a string
@@ -103,8 +99,7 @@ class TopologyConstraint:
         return (*self.path, "key")
 
 
-@dataclass(frozen=True)
-class Disruption:
+class Disruption(NamedTuple):
     """`disruptionMode`: the 1.37 union `{single: {}}` / `{all: {}}`, or a 1.36 string."""
 
     raw: Any  # as written; None when unset
@@ -117,8 +112,7 @@ class Disruption:
         return isinstance(self.raw, str)
 
 
-@dataclass(frozen=True)
-class WorkloadRef:
+class WorkloadRef(NamedTuple):
     """Which Workload template a PodGroup or CompositePodGroup came from: `spec.workloadRef`, or
     the 1.36 `spec.podGroupTemplateRef.workload` that WAS104 rewrites (both are read)."""
 
@@ -128,8 +122,7 @@ class WorkloadRef:
     legacy: bool
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(NamedTuple):
     """One mapping that holds a group's scheduling fields, and what they say."""
 
     obj: KObject
@@ -142,11 +135,11 @@ class Group:
     topology: tuple[TopologyConstraint, ...]
     disruption: Disruption
     claims: tuple[Claim, ...]
-    priority_class_name: Located[str] | None
-    priority: Located[int] | None
-    preemption_policy: Located[str] | None
+    priority_class_name: Located | None
+    priority: int | None
+    preemption_policy: Located | None
     workload_ref: WorkloadRef | None = None  # PodGroup, CompositePodGroup
-    parent: Located[str] | None = None  # parentCompositePodGroupName (PodGroup, CompositePodGroup)
+    parent: Located | None = None  # parentCompositePodGroupName (PodGroup, CompositePodGroup)
 
     @property
     def name(self) -> str | None:
@@ -226,7 +219,7 @@ def _group(
         ),
         claims=tuple(claim_entries(data, path)),
         priority_class_name=_located_str(data, path, "priorityClassName"),
-        priority=_located_int(data, path, "priority"),
+        priority=as_int(data.get("priority")),
         preemption_policy=_located_str(data, path, "preemptionPolicy"),
         workload_ref=read_workload_ref(data) if refs else None,
         parent=_located_str(data, path, "parentCompositePodGroupName") if refs else None,
@@ -251,13 +244,8 @@ def _topology(path: Path, data: dict[str, Any]) -> tuple[TopologyConstraint, ...
     )
 
 
-def _located_str(data: dict[str, Any], path: Path, field: str) -> Located[str] | None:
+def _located_str(data: dict[str, Any], path: Path, field: str) -> Located | None:
     value = as_str(data.get(field))
-    return Located(value, (*path, field)) if value is not None else None
-
-
-def _located_int(data: dict[str, Any], path: Path, field: str) -> Located[int] | None:
-    value = as_int(data.get(field))
     return Located(value, (*path, field)) if value is not None else None
 
 

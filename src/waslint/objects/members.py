@@ -15,8 +15,7 @@ Each scheduler reads the Pod's own metadata and spec, so for a pod template the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, NamedTuple
 
 from waslint.core.model import Path
 from waslint.objects.keys import (
@@ -27,22 +26,18 @@ from waslint.objects.keys import (
 )
 from waslint.objects.kobject import as_list, as_map, as_str
 
-T = TypeVar("T")
 
+class Located(NamedTuple):
+    """A string read from an object, and the path of the field it was read from."""
 
-@dataclass(frozen=True)
-class Located(Generic[T]):
-    """A value read from an object, and the path of the field it was read from."""
-
-    value: T
+    value: str
     path: Path
 
 
 # --------------------------------------------------------------------------- owners
 
 
-@dataclass(frozen=True)
-class OwnerRef:
+class OwnerRef(NamedTuple):
     """One `metadata.ownerReferences` entry (its string fields; a wrong type reads as absent)."""
 
     kind: str | None
@@ -79,17 +74,16 @@ def is_controlled(metadata: dict[str, Any]) -> bool:
 # --------------------------------------------------------------------------- membership
 
 
-@dataclass(frozen=True)
-class Membership:
+class Membership(NamedTuple):
     """The gangs a Pod (or the Pods of a template) joins, one entry per scheduler; each with the
     path of the field that says so (relative to the object)."""
 
-    pod_group: Located[str] | None = None  # WAS spec.schedulingGroup.podGroupName
+    pod_group: Located | None = None  # WAS spec.schedulingGroup.podGroupName
     scheduling_group: bool = False  # spec.schedulingGroup is set at all (it opts a Job out)
-    kai: Located[str] | None = None
-    kai_subgroup: Located[str] | None = None
-    volcano: Located[str] | None = None
-    coscheduling: Located[str] | None = None
+    kai: Located | None = None
+    kai_subgroup: Located | None = None
+    volcano: Located | None = None
+    coscheduling: Located | None = None
 
     def third_party(self) -> list[tuple[str, str]]:
         """(scheduler, group name) of the KAI, Volcano and coscheduling gangs it joins."""
@@ -118,6 +112,6 @@ def membership(metadata: dict[str, Any], spec: dict[str, Any], spec_path: Path =
     )
 
 
-def _at(value: Any, path: Path) -> Located[str] | None:
+def _at(value: Any, path: Path) -> Located | None:
     """A string value with its path; None for anything else (an empty KAI name is dropped by the caller)."""
     return Located(value, path) if isinstance(value, str) else None

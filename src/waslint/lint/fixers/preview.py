@@ -5,34 +5,14 @@ does not edit) is reported as not fixable, with the reason `fix` gives."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from waslint.core.model import FixKind
-from waslint.findings import Finding
-from waslint.io.loader import Document
+from waslint.findings import Finding, owner_of, owners_of
 from waslint.lint.fixers.checks import line_break_problem
 from waslint.lint.fixers.plan import Plan
 from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, fixer_for
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import KObject
-
-Owners = dict[tuple[Document, tuple[Any, ...]], KObject]
-
-
-def owners_of(objects: Iterable[KObject]) -> Owners:
-    return {(obj.doc, obj.base_path): obj for obj in objects}
-
-
-def owner_of(finding: Finding, owners: Owners) -> KObject | None:
-    """The object a finding is about (a List item, or the document's object)."""
-    if finding.doc is None:
-        return None
-    path = finding.field_path
-    if len(path) >= 2 and path[0] == "items":
-        owner = owners.get((finding.doc, tuple(path[:2])))
-        if owner is not None:
-            return owner
-    return owners.get((finding.doc, ()))
 
 
 def declined_fixes(findings: list[Finding], objects: Iterable[KObject], index: ObjectIndex) -> dict[Finding, str]:

@@ -1,4 +1,5 @@
-"""WAS0xx: input. Unused suppressions, parse errors, schema violations of WAS objects."""
+"""WAS002 schema-violation: WAS objects, Job spec.scheduling and the pod fields that name a group,
+against the target release's JSON schemas."""
 
 from __future__ import annotations
 
@@ -11,67 +12,6 @@ from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.keys import JOB_KINDS, SCHEDULING
 from waslint.objects.kobject import KObject, dig
 from waslint.objects.walks import POD_TEMPLATE_KINDS, job_spec, pod_templates
-
-
-@register
-class UnusedSuppression(Rule):
-    code = "WAS000"
-    name = "unused-suppression"
-    severity = Severity.INFO
-    summary = "A waslint suppression (annotation or comment) that suppresses nothing."
-    what = (
-        "Reports a `waslint.io/ignore` annotation, `# waslint: ignore[...]` or"
-        " `# waslint: ignore-file[...]` comment that did not suppress any finding in this run."
-    )
-    why = (
-        "Stale suppressions hide the next real finding at that place. A suppression naming a rule"
-        " that this run did not select is not reported (it may be used by another run)."
-    )
-    example = """\
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: settings
-  annotations:
-    waslint.io/ignore: WAS302   # nothing here triggers WAS302
-"""
-    use_instead = """\
-# remove the annotation (or the comment) that suppresses nothing
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: settings
-"""
-
-
-@register
-class ParseError(Rule):
-    code = "WAS001"
-    name = "parse-error"
-    severity = Severity.ERROR
-    summary = "A file or document cannot be parsed."
-    what = (
-        "YAML or JSON syntax errors, invalid UTF-8, binary files, alias bombs, nesting deeper"
-        " than 200 levels, files over 32 MiB, duplicate keys in one mapping. Points at the line"
-        " and column where the parser stopped; the file's other documents are still linted."
-    )
-    why = (
-        "kubectl and GitOps controllers reject the file (or, for duplicate keys, silently keep one"
-        " of the values); nothing else in the document can be checked."
-    )
-    example = """\
-apiVersion: scheduling.k8s.io/v1beta1
-kind: PodGroup
-metadata:
-  name: workers
-  name: workers-2     # duplicate key
-"""
-    use_instead = """\
-apiVersion: scheduling.k8s.io/v1beta1
-kind: PodGroup
-metadata:
-  name: workers
-"""
 
 
 @register

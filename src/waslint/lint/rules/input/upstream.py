@@ -1,17 +1,13 @@
-"""WAS003: upstream API validation. What a Kubernetes API server of the target release rejects
-(declarative ``+k8s:`` markers and the hand-written checks), at the field upstream names."""
+"""The upstream validation errors of an object for WAS003, and which of them a more specific rule reports."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from typing import Any
 
-from waslint.core.model import Path, Severity
+from waslint.core.model import Path
 from waslint.knowledge import imperative, validation
 from waslint.knowledge.validation import ReleaseName, ValidationIssue
-from waslint.lint.context import Context
-from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.keys import JOB_KINDS, SCHEDULING
+from waslint.objects.keys import JOB_KINDS, WAS_GROUP_KINDS
 from waslint.objects.kobject import KObject
 from waslint.objects.walks import POD_TEMPLATE_KINDS, job_spec, pod_templates
 
@@ -41,8 +37,6 @@ EXPLAINED_BY: dict[tuple[str, str], str] = {
     ("sharedPriority", "spec"): "WAS405",
     ("disruptionModeNeedsGang", "disruptionMode"): "WAS605",
 }
-
-_SCHEDULING_KINDS = frozenset({(SCHEDULING, "Workload"), (SCHEDULING, "PodGroup"), (SCHEDULING, "CompositePodGroup")})
 
 
 def _owner_key(issue: ValidationIssue) -> tuple[str, str]:
@@ -90,7 +84,7 @@ def upstream_issues(obj: KObject, target: ReleaseName) -> list[tuple[ValidationI
     schema covers the part it sits in. Gates are assumed on (WAS702 reports the ones known off)."""
     found: list[tuple[ValidationIssue, bool]] = []
     key = (obj.group, obj.kind)
-    if key in _SCHEDULING_KINDS:
+    if key in WAS_GROUP_KINDS:
         if not validation.has_rules(target, obj.api_version, obj.kind):
             return found  # a version the target does not serve: WAS101
         issues = validation.validate(target, obj.api_version, obj.kind, obj.data)
@@ -114,70 +108,3 @@ def upstream_issues(obj: KObject, target: ReleaseName) -> list[tuple[ValidationI
                 (issue, "schedulingGroup" in issue.path) for issue in _rebased(issues, ("spec",), template.path)
             )
     return found
-
-
-@register
-class ApiValidation(Rule):
-    code = "WAS003"
-    name = "api-validation"
-    severity = Severity.ERROR
-    summary = "The API server of the target release rejects the object: upstream validation, at the field it names."
-    what = (
-        "Applies upstream's validation of the WAS kinds for the target release: the declarative"
-        " `+k8s:` markers of the Go API types (generated into `knowledge/validation-data/` by"
-        " `scripts/gen_validation.py` from kubernetes/api: required/optional/forbidden, formats such"
-        " as DNS labels (`k8s-short-name`), DNS subdomains (`k8s-long-name`), path-segment names and"
-        " label keys, minimum/maximum, maxItems, unions, `listType=map` keys, enum values,"
-        " dependentRequired/dependentForbidden) and the hand-written checks of"
-        " `pkg/apis/scheduling/validation/validation.go` (object names are DNS subdomains, template"
-        " names unique across the whole Workload tree, tree depth at most 4, a composite template"
-        " has a child, one priority for all templates), Pod `spec.schedulingGroup` (exactly one"
-        " member, `podGroupName` a DNS subdomain; no `evictionResponders` with it) and Job"
-        " `spec.scheduling` (`disruptionMode: {all: {}}` needs a gang policy). Covers Workload,"
-        " PodGroup and CompositePodGroup in every version the target serves, Job and CronJob"
-        " `spec.scheduling`, and the pod spec of every pod template. The message is upstream's own"
-        " (`spec.podGroupTemplates[0].name: Invalid value: ...`); the finding points at the field,"
-        " or at its parent when the field is absent. Errors that a more specific rule explains"
-        " (WAS002 missing fields and types, WAS203, WAS306, WAS405, WAS601, WAS602, WAS605) are left"
-        " to that rule; fields of a gate known to be off are WAS702's."
-    )
-    why = (
-        "These are the checks the API server runs on create: the JSON schema (WAS002) carries"
-        " types and required fields only, so a manifest can pass it and still be refused at apply"
-        " time, which is exactly what a migration gate or a pre-commit hook exists to prevent."
-    )
-    example = """\
-apiVersion: scheduling.k8s.io/v1beta1
-kind: Workload
-metadata:
-  name: training
-spec:
-  podGroupTemplates:
-  - name: Workers_A        # not a DNS label
-    schedulingPolicy:
-      gang:
-        minCount: 4
-    priority: 2000000000   # above 1000000000
-"""
-    use_instead = """\
-apiVersion: scheduling.k8s.io/v1beta1
-kind: Workload
-metadata:
-  name: training
-spec:
-  podGroupTemplates:
-  - name: workers-a
-    schedulingPolicy:
-      gang:
-        minCount: 4
-    priorityClassName: training-high
-"""
-    kinds = _SCHEDULING_KINDS | JOB_KINDS | POD_TEMPLATE_KINDS
-
-    def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        yield from self._hits(obj, ctx)
-
-    def _hits(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
-        for issue, schema_covers in upstream_issues(obj, ctx.target):
-            if not explained_elsewhere(issue, obj.data, schema_covers):
-                yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}: {issue.message}", point_at_key=False)

@@ -1,4 +1,4 @@
-"""WAS606: with --snapshot, gangs the placement engine of `waslint feasibility` cannot place."""
+"""WAS606 gang-unplaceable: the feasibility check (`waslint feasibility`) as a lint rule, with --snapshot."""
 
 from __future__ import annotations
 

@@ -1,0 +1,112 @@
+"""WAS203 claim-source-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from waslint.core.model import Path, Severity
+from waslint.lint.context import Context
+from waslint.lint.registry import Hit, Rule, register
+from waslint.lint.rules.claims.common import GROUP_CLAIM_KINDS, SOURCE_FIELDS, holder_label
+from waslint.objects.groups import groups_of
+from waslint.objects.kobject import KObject, as_str
+
+MAX_GROUP_CLAIMS = 4
+
+
+@register
+class ClaimSourceInvalid(Rule):
+    code = "WAS203"
+    name = "claim-source-invalid"
+    severity = Severity.ERROR
+    summary = (
+        "A group claim sets both or neither of resourceClaimName / resourceClaimTemplateName,"
+        " or a group has more than 4 claims."
+    )
+    what = (
+        "Checks every group claim list: PodGroup `spec.resourceClaims`, each Workload template's"
+        " `resourceClaims` and Job (or CronJob `jobTemplate`) `spec.scheduling.resourceClaims`."
+        " Fires on an entry that sets both `resourceClaimName` and `resourceClaimTemplateName`,"
+        " or neither (a `null` or empty value counts as unset), and on the 5th and later entries"
+        " of a list (at most 4 claims per group). The Job's building-block type may not enforce"
+        " exactly-one itself (facts, open question 6), but the Job controller copies the entries"
+        " into the PodGroup it creates, where it is enforced: so the Job is held to the same rule."
+    )
+    why = (
+        "The API server rejects the object (or, for a Job, the PodGroup the Job controller tries"
+        " to create from it, which leaves the Job's Pods without a group). An entry must say"
+        " either which existing ResourceClaim to share (`resourceClaimName`) or which template to"
+        " generate the group's claim from (`resourceClaimTemplateName`), never both."
+    )
+    example = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: workers
+spec:
+  schedulingPolicy:
+    gang:
+      minCount: 2
+  resourceClaims:
+  - name: shared-gpu
+    resourceClaimName: gpu-pool
+    resourceClaimTemplateName: gpu-claim
+"""
+    use_instead = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: workers
+spec:
+  schedulingPolicy:
+    gang:
+      minCount: 2
+  resourceClaims:
+  - name: shared-gpu
+    resourceClaimTemplateName: gpu-claim
+"""
+    kinds = GROUP_CLAIM_KINDS
+    text_trigger = "resourceClaims"
+
+    def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
+        for group in groups_of(obj):
+            path = group.path
+            claims = group.data.get("resourceClaims")
+            claims = claims if isinstance(claims, list) else []
+            where = holder_label(group)
+            for position, item in enumerate(claims):
+                if not isinstance(item, dict):
+                    continue
+                entry_path: Path = (*path, "resourceClaims", position)
+                name = as_str(item.get("name")) or f"#{position + 1}"
+                set_fields = [f for f in SOURCE_FIELDS if _is_set(item.get(f))]
+                if len(set_fields) == 2:
+                    yield self.hit(
+                        obj,
+                        (*entry_path, "resourceClaimTemplateName"),
+                        f"{where} claim {name!r} sets both resourceClaimName"
+                        f" ({item.get('resourceClaimName')}) and resourceClaimTemplateName"
+                        f" ({item.get('resourceClaimTemplateName')}): keep exactly one (the name of"
+                        " an existing ResourceClaim to share, or the template to generate the"
+                        " group's claim from)",
+                    )
+                elif not set_fields:
+                    yield self.hit(
+                        obj,
+                        (*entry_path, "name") if "name" in item else entry_path,
+                        f"{where} claim {name!r} sets neither resourceClaimName nor"
+                        " resourceClaimTemplateName: add exactly one of them",
+                    )
+            if len(claims) > MAX_GROUP_CLAIMS:
+                yield self.hit(
+                    obj,
+                    (*path, "resourceClaims", MAX_GROUP_CLAIMS),
+                    f"{where} has {len(claims)} claims; at most {MAX_GROUP_CLAIMS} are allowed per"
+                    " group: merge device requests into fewer claims (one ResourceClaim can hold"
+                    " several requests)",
+                )
+
+
+def _is_set(value: Any) -> bool:
+    return value is not None and value != ""

@@ -1,0 +1,7 @@
+"""WAS0xx: input. Unused suppressions, parse errors, schema violations of WAS objects.
+
+WAS003: upstream API validation. What a Kubernetes API server of the target release rejects
+(declarative ``+k8s:`` markers and the hand-written checks), at the field upstream names.
+
+One module per rule (named after the rule), listed in the codes table `lint/codes.py`; what
+several of them share is in `common.py`."""
