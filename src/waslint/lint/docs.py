@@ -54,6 +54,7 @@ def explain_text(rule: Rule) -> str:
         "",
         "What it does",
         "  " + rule.what,
+        *(line for part in rule.parts for line in ("", f"  {part.name}: {part.what}")),
         "",
         "Why it matters",
         "  " + rule.why,
@@ -97,6 +98,8 @@ def rules_reference_markdown() -> str:
             "",
             "**What it does.** " + r.what,
             "",
+            *(line for part in r.parts for line in (f"- **{part.name}**: {part.what}",)),
+            *([""] if r.parts else []),
             "**Why it matters.** " + r.why,
             "",
         ]

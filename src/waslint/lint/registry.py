@@ -25,6 +25,16 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Part:
+    """A named part of a rule that checks several related things: each part has its own paragraph
+    in the rule's docs and its own function in the rule's module. Parts share the rule's code (a
+    shipped code never changes meaning), and the docs say which part fires when."""
+
+    name: str
+    what: str
+
+
+@dataclass(frozen=True)
 class Place:
     """Where a hit without an object is: a line of a file that holds no object (--gates FILE)."""
 
@@ -73,6 +83,8 @@ class Rule:
     # With --snapshot the rule reads every object of the set (not only what lint/lookups.py
     # declares), so such a run parses and keeps every file instead of streaming them.
     whole_set_with_snapshot: ClassVar[bool] = False
+    # The named parts of a rule that bundles related checks (`what` introduces them).
+    parts: ClassVar[tuple[Part, ...]] = ()
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         return ()
@@ -121,6 +133,11 @@ class Rule:
         return "/".join(severity.label for severity in self.severities)
 
     @property
+    def full_what(self) -> str:
+        """`what`, followed by each part's name and paragraph."""
+        return " ".join([self.what, *(f"{part.name}: {part.what}" for part in self.parts)])
+
+    @property
     def info(self) -> RuleInfo:
         """What reporters need to know of a rule (SARIF rule descriptors)."""
         return RuleInfo(
@@ -128,7 +145,7 @@ class Rule:
             self.name,
             self.severity,
             self.summary,
-            self.what,
+            self.full_what,
             self.why,
             self.fix,
             self.severities,

@@ -1,4 +1,6 @@
-"""WAS403 duplicate-group-ownership."""
+"""WAS403 duplicate-group-ownership, in three parts: `scheduling-ignored`,
+`group-template-annotation-ignored` (a Job whose own gang settings the Job controller drops) and
+`group-defined-twice` (two definitions of one PodGroup)."""
 
 from __future__ import annotations
 
@@ -10,17 +12,36 @@ from typing import Any
 from waslint.core.model import Path, Severity
 from waslint.knowledge.lifecycle import lifecycle_entry
 from waslint.lint.context import Context
-from waslint.lint.registry import Hit, Rule, register
+from waslint.lint.registry import Hit, Part, Rule, register
 from waslint.lint.rules.references.common import templated
 from waslint.objects.keys import (
     COMPOSITE,
     JOB_KINDS,
     PODGROUP,
 )
-from waslint.objects.kobject import KObject, as_map, as_str, dig
-from waslint.objects.members import is_controlled
+from waslint.objects.kobject import KObject, as_map, as_str
+from waslint.objects.members import Membership, is_controlled
+from waslint.objects.walks import pod_templates
 
 GROUP_TEMPLATE_ANNOTATION = "scheduling.k8s.io/group-template-name"
+
+SCHEDULING_IGNORED = Part(
+    "scheduling-ignored",
+    "a Job (or CronJob `jobTemplate`) with `spec.scheduling` whose pod template also sets `schedulingGroup`.",
+)
+ANNOTATION_IGNORED = Part(
+    "group-template-annotation-ignored",
+    "a Job with the `scheduling.k8s.io/group-template-name` annotation but no controller owner"
+    " (`metadata.ownerReferences` entry with `controller: true`), or with a pod-template"
+    " `schedulingGroup`.",
+)
+GROUP_DEFINED_TWICE = Part(
+    "group-defined-twice",
+    "two PodGroups (or CompositePodGroups) with the same namespace and name, both in apiVersions"
+    " the target serves, with different specs: two objects that would both create the same"
+    " PodGroup. Identical copies are left alone (applying both is idempotent), and so are copies"
+    " in versions the target no longer serves (WAS101 reports those).",
+)
 
 
 def _where(obj: KObject) -> str:
@@ -35,6 +56,11 @@ class _JobShape:
     metadata_path: Path
     metadata: dict[str, Any]
     owned_by_parent: bool  # a CronJob's Jobs always have the CronJob as controller owner
+
+
+def _group_label(joined: Membership) -> str:
+    name = joined.pod_group.value if joined.pod_group is not None else ""
+    return f'PodGroup "{name}"' if name else "its own PodGroup"
 
 
 def _job_shape(obj: KObject) -> _JobShape | None:
@@ -55,16 +81,8 @@ class DuplicateGroupOwnership(Rule):
     name = "duplicate-group-ownership"
     severity = Severity.WARNING
     summary = "Two owners claim one gang: a Job's own scheduling is silently ignored, or a PodGroup is defined twice."
-    what = (
-        "Fires on: (1) a Job (or CronJob `jobTemplate`) with `spec.scheduling` whose pod template"
-        " also sets `schedulingGroup`; (2) a Job with the `scheduling.k8s.io/group-template-name`"
-        " annotation but no controller owner (`metadata.ownerReferences` entry with"
-        " `controller: true`), or with a pod-template `schedulingGroup`; (3) two PodGroups (or"
-        " CompositePodGroups) with the same namespace and name, both in apiVersions the target"
-        " serves, with different specs: two objects that would both create the same PodGroup."
-        " Identical copies are left alone (applying both is idempotent), and so are copies in"
-        " versions the target no longer serves (WAS101 reports those)."
-    )
+    what = "Fires in three parts, each on its own:"
+    parts = (SCHEDULING_IGNORED, ANNOTATION_IGNORED, GROUP_DEFINED_TWICE)
     why = (
         "The 1.37 Job controller treats a pod-template `schedulingGroup` as bring-your-own"
         " PodGroup and then manages nothing: `spec.scheduling` (gang, topology, claims) is dropped"
@@ -122,19 +140,30 @@ spec:
         shape = _job_shape(obj)
         if shape is None:
             return
-        pod_spec = as_map(dig(shape.spec, "template", "spec"))
-        group = pod_spec.get("schedulingGroup")
-        group_name = as_str(as_map(group).get("podGroupName"))
-        group_label = f'PodGroup "{group_name}"' if group_name else "its own PodGroup"
-        if shape.spec.get("scheduling") is not None and group is not None:
+        templates = pod_templates(obj)
+        joined = templates[0].membership if templates else Membership()
+        yield from self._scheduling_ignored(obj, shape, joined)
+        yield from self._annotation_ignored(obj, shape, joined)
+
+    def check_set(self, ctx: Context) -> Iterable[Hit]:
+        yield from self._group_defined_twice(ctx)
+
+    # -- scheduling-ignored
+
+    def _scheduling_ignored(self, obj: KObject, shape: _JobShape, joined: Membership) -> Iterator[Hit]:
+        if shape.spec.get("scheduling") is not None and joined.scheduling_group:
             yield self.hit(
                 obj,
                 (*shape.spec_path, "scheduling"),
                 f"spec.scheduling is ignored: the pod template sets schedulingGroup (joins"
-                f" {group_label}), which opts the Job out of controller-managed groups, so the Job"
+                f" {_group_label(joined)}), which opts the Job out of controller-managed groups, so the Job"
                 " controller creates no Workload/PodGroup and drops this policy silently. Keep one:"
                 " remove spec.scheduling, or remove template.spec.schedulingGroup",
             )
+
+    # -- group-template-annotation-ignored
+
+    def _annotation_ignored(self, obj: KObject, shape: _JobShape, joined: Membership) -> Iterator[Hit]:
         annotations = as_map(shape.metadata.get("annotations"))
         template_name = as_str(annotations.get(GROUP_TEMPLATE_ANNOTATION))
         if template_name is None:
@@ -146,9 +175,9 @@ spec:
                 " controller: true), so it is a root Job and the controller builds its own Workload"
                 " and PodGroup instead"
             )
-        if group is not None:
+        if joined.scheduling_group:
             reasons.append(
-                f"the pod template sets schedulingGroup ({group_label}), which opts the Job out"
+                f"the pod template sets schedulingGroup ({_group_label(joined)}), which opts the Job out"
                 " of controller-managed groups"
             )
         if reasons:
@@ -162,7 +191,9 @@ spec:
                 " parent own the Job",
             )
 
-    def check_set(self, ctx: Context) -> Iterable[Hit]:
+    # -- group-defined-twice
+
+    def _group_defined_twice(self, ctx: Context) -> Iterator[Hit]:
         for kind in (PODGROUP, COMPOSITE):
             groups: dict[tuple[str, str], list[KObject]] = defaultdict(list)
             for obj in ctx.index.of_kind(*kind):

@@ -1,4 +1,7 @@
-"""WAS305 min-member-drift."""
+"""WAS305 min-member-drift: third-party gang sizes against the Pods they gate, in five parts, one
+per way a scheduler states a gang size (`kai-batch-min-member`, `volcano-job-min-available`,
+`kai-podgroup-min-member`, `volcano-podgroup-min-member`, `coscheduling-podgroup-min-member`),
+judged alike (`_compare`)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from dataclasses import dataclass
 
 from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
-from waslint.lint.registry import Hit, Rule, register
+from waslint.lint.registry import Hit, Part, Rule, register
 from waslint.lint.rules.sizing.common import count_members, job_prefix, pods_text
 from waslint.objects.index import distinct_members
 from waslint.objects.keys import (
@@ -31,6 +34,37 @@ from waslint.objects.walks import (
     parse_min_member,
 )
 
+KAI_BATCH_MIN_MEMBER = Part(
+    "kai-batch-min-member",
+    "KAI's `kai.scheduler/batch-min-member` annotation on a Job (CronJob: on its jobTemplate or"
+    " itself) against the Pods the Job runs at once (`parallelism`, default 1, capped by"
+    " `completions`); on a JobSet against the sum of replicatedJobs `replicas` x `parallelism`"
+    " (with `startupPolicyOrder: InOrder` KAI makes one PodGroup per replicated job, so each is"
+    " compared on its own); on a LeaderWorkerSet against `size` (one gang per group). An"
+    " annotation value KAI cannot parse is WAS306.",
+)
+VOLCANO_JOB_MIN_AVAILABLE = Part(
+    "volcano-job-min-available",
+    "Volcano `batch.volcano.sh` Job `minAvailable` against the sum of its tasks' `replicas`.",
+)
+KAI_PODGROUP_MIN_MEMBER = Part(
+    "kai-podgroup-min-member",
+    "a KAI PodGroup (`scheduling.run.ai`, members join with the `pod-group-name` annotation of"
+    " their pod template): `minMember` against the Pods of its members in the set; with"
+    " `subGroups`, per leaf sub-group (members labelled `kai.scheduler/subgroup-name`), since the"
+    " top-level `minMember` may count child sub-groups rather than Pods.",
+)
+VOLCANO_PODGROUP_MIN_MEMBER = Part(
+    "volcano-podgroup-min-member",
+    "a Volcano PodGroup (`scheduling.volcano.sh`, annotation `scheduling.k8s.io/group-name` or"
+    " `scheduling.volcano.sh/group-name`): `minMember` against the Pods of its members in the set.",
+)
+COSCHEDULING_PODGROUP_MIN_MEMBER = Part(
+    "coscheduling-podgroup-min-member",
+    "a coscheduling PodGroup (`scheduling.x-k8s.io`, label `scheduling.x-k8s.io/pod-group`):"
+    " `minMember` against the Pods of its members in the set.",
+)
+
 
 @dataclass(frozen=True)
 class SizeCheck:
@@ -51,22 +85,16 @@ class MinMemberDrift(Rule):
     summary = "A KAI, Volcano or coscheduling gang size disagrees with the workload's Pod count."
     what = (
         "Compares third-party gang sizes with the number of Pods they gate. Greater than the"
-        " count: error; smaller: warning. (1) KAI's `kai.scheduler/batch-min-member` annotation"
-        " on a Job (CronJob: on its jobTemplate or itself) against the Pods the Job runs at"
-        " once (`parallelism`, default 1, capped by `completions`); on a JobSet against the sum"
-        " of replicatedJobs `replicas` x `parallelism` (with `startupPolicyOrder: InOrder` KAI"
-        " makes one PodGroup per replicated job, so each is compared on its own); on a"
-        " LeaderWorkerSet against `size` (one gang per group). (2) Volcano `batch.volcano.sh`"
-        " Job `minAvailable` against the sum of its tasks' `replicas`. (3) PodGroups of KAI"
-        " (`scheduling.run.ai`, members join with the `pod-group-name` annotation), Volcano"
-        " (`scheduling.volcano.sh`, annotation `scheduling.k8s.io/group-name` or"
-        " `scheduling.volcano.sh/group-name`) and coscheduling (`scheduling.x-k8s.io`, label"
-        " `scheduling.x-k8s.io/pod-group`): `minMember` against the Pods of the members in the"
-        " set (same namespace), only when at least one member is in the set and every member's"
-        " size is known. A KAI PodGroup with `subGroups` is compared per leaf sub-group"
-        " (members labelled `kai.scheduler/subgroup-name`), since its top-level `minMember` may"
-        " count child sub-groups rather than Pods. An annotation value KAI cannot parse is"
-        " WAS306."
+        " count: error; smaller: warning. A PodGroup's members are the Pods and pod templates of"
+        " the set (same namespace) that join it; it is judged only when at least one member is in"
+        " the set and every member's size is known. Five parts, one per way of stating a gang size:"
+    )
+    parts = (
+        KAI_BATCH_MIN_MEMBER,
+        VOLCANO_JOB_MIN_AVAILABLE,
+        KAI_PODGROUP_MIN_MEMBER,
+        VOLCANO_PODGROUP_MIN_MEMBER,
+        COSCHEDULING_PODGROUP_MIN_MEMBER,
     )
     why = (
         "Greater: the scheduler waits for Pods that will never exist and the gang never starts."
@@ -116,16 +144,14 @@ spec:
         index = ctx.index
         for kind in sorted(KAI_MIN_MEMBER_KINDS):
             for obj in index.mentioning(KAI_MIN_MEMBER, kinds=[kind]):
-                yield from self._annotated(obj)
+                yield from self._kai_batch_min_member(obj)
         for obj in index.of_kind(*VOLCANO_JOB):
-            yield from self._volcano_job(obj)
-        if not any(index.has_kind(*kind) for kind in (KAI_PODGROUP, VOLCANO_PODGROUP, COSCHEDULING_PODGROUP)):
-            return
+            yield from self._volcano_job_min_available(obj)
         for obj in index.of_kind(*KAI_PODGROUP):
-            yield from self._kai_group(obj, index.scheduler_members("kai", obj.namespace, obj.name or ""))
+            yield from self._kai_podgroup_min_member(obj, index.scheduler_members("kai", obj.namespace, obj.name or ""))
         for kind, family, scheduler in (
-            (VOLCANO_PODGROUP, "volcano", "Volcano"),
-            (COSCHEDULING_PODGROUP, "coscheduling", "the coscheduling plugin"),
+            (VOLCANO_PODGROUP, "volcano", "Volcano"),  # volcano-podgroup-min-member
+            (COSCHEDULING_PODGROUP, "coscheduling", "the coscheduling plugin"),  # coscheduling-podgroup-min-member
         ):
             for obj in index.of_kind(*kind):
                 templates = index.scheduler_members(family, obj.namespace, obj.name or "")
@@ -134,9 +160,9 @@ spec:
                     source = f"{family.capitalize()} PodGroup minMember"
                     yield from self._against_members(obj, ("spec", "minMember"), source, scheduler, value, templates)
 
-    # -- sources
+    # -- kai-batch-min-member
 
-    def _annotated(self, obj: KObject) -> Iterator[Hit]:
+    def _kai_batch_min_member(self, obj: KObject) -> Iterator[Hit]:
         found = kai_min_member(obj)
         if found is None:
             return
@@ -188,7 +214,9 @@ spec:
         target = Count(total, f"the JobSet's {pods_text(total)} (replicatedJobs {parts})")
         yield from self._compare(SizeCheck(obj, path, source, "KAI", value, target))
 
-    def _volcano_job(self, obj: KObject) -> Iterator[Hit]:
+    # -- volcano-job-min-available
+
+    def _volcano_job_min_available(self, obj: KObject) -> Iterator[Hit]:
         value = as_int(obj.spec.get("minAvailable"))
         tasks = [as_map(task) for task in as_list(obj.spec.get("tasks"))]
         if value is None or not tasks:
@@ -206,7 +234,9 @@ spec:
             SizeCheck(obj, ("spec", "minAvailable"), f"Volcano Job minAvailable {value}", "Volcano", value, target)
         )
 
-    def _kai_group(self, obj: KObject, templates: list[PodTemplate]) -> Iterator[Hit]:
+    # -- kai-podgroup-min-member
+
+    def _kai_podgroup_min_member(self, obj: KObject, templates: list[PodTemplate]) -> Iterator[Hit]:
         if not templates:
             return
         sub_groups = [item for item in as_list(obj.spec.get("subGroups")) if isinstance(item, dict)]
@@ -238,6 +268,8 @@ spec:
                 value,
                 by_sub_group[name],
             )
+
+    # -- what the PodGroup parts share
 
     def _against_members(
         self,

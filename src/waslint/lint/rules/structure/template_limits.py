@@ -1,4 +1,6 @@
-"""WAS602 template-limits."""
+"""WAS602 template-limits, in six parts: the limits of a Workload's template tree (`list-size`,
+`tree-depth`, `unique-template-names`, `composite-needs-child`), the union of its template lists
+(`template-list-union`) and the basic/gang union of every group's policy (`policy-union`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 from waslint.core.model import Path, Severity
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
-from waslint.lint.registry import Hit, Rule, register
+from waslint.lint.registry import Hit, Part, Rule, register
 from waslint.lint.rules.structure.common import MAX_TREE_DEPTH, holder_label, template_name
 from waslint.objects.groups import Group, groups_of
 from waslint.objects.keys import POLICY_KINDS
@@ -20,9 +22,25 @@ from waslint.objects.walks import (
 )
 
 MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates, per list
-
-
 LEGACY_LIST = "podGroups"  # a 1.35 Workload's list (WAS002/WAS003 check it, WAS101 renames it)
+
+LIST_SIZE = Part(
+    "list-size",
+    "more than 8 templates in any list (`podGroupTemplates`, `compositePodGroupTemplates`,"
+    " v1alpha1 `podGroups`, and every nested list).",
+)
+TREE_DEPTH = Part("tree-depth", "a template tree deeper than 4 levels (reported once, at the first template too deep).")
+UNIQUE_TEMPLATE_NAMES = Part("unique-template-names", "a template name used twice anywhere in the tree.")
+COMPOSITE_NEEDS_CHILD = Part("composite-needs-child", "a composite template with no child template.")
+TEMPLATE_LIST_UNION = Part(
+    "template-list-union", "both or neither of `podGroupTemplates` / `compositePodGroupTemplates` in `spec`."
+)
+POLICY_UNION = Part(
+    "policy-union",
+    "in Workload templates, PodGroup and CompositePodGroup `spec` and Job / CronJob"
+    " `spec.scheduling`: a `schedulingPolicy` that sets both or neither of `basic` / `gang`"
+    " (`basic:` with no value is null, which the API reads as unset: write `basic: {}`).",
+)
 
 
 @register
@@ -31,16 +49,8 @@ class TemplateLimits(Rule):
     name = "template-limits"
     severity = Severity.ERROR
     summary = "Workload template tree limits and the basic/gang and template-list unions."
-    what = (
-        "In a Workload: more than 8 templates in any list (`podGroupTemplates`,"
-        " `compositePodGroupTemplates`, v1alpha1 `podGroups`, and every nested list), a template"
-        " tree deeper than 4 levels, a template name used twice anywhere in the tree, a composite"
-        " template with no child, and both or neither of `podGroupTemplates` /"
-        " `compositePodGroupTemplates` in `spec`. In Workload templates, PodGroup and"
-        " CompositePodGroup `spec` and Job / CronJob `spec.scheduling`: a `schedulingPolicy` that"
-        " sets both or neither of `basic` / `gang` (`basic:` with no value is null, which the API"
-        " reads as unset: write `basic: {}`)."
-    )
+    what = "Fires in six parts, each on its own; the first five check a Workload's template tree:"
+    parts = (LIST_SIZE, TREE_DEPTH, UNIQUE_TEMPLATE_NAMES, COMPOSITE_NEEDS_CHILD, TEMPLATE_LIST_UNION, POLICY_UNION)
     why = (
         "The API server rejects these objects (WorkloadMaxPodGroupTemplates = 8,"
         " WorkloadMaxTreeDepth = 4, unions with exactly one member). Template names must be unique"
@@ -79,14 +89,23 @@ spec:
         if obj.kind == "Workload":
             if not isinstance(obj.data.get("spec"), dict):
                 return
-            yield from self._workload(obj)
+            names = [name for name, _ in template_lists(obj)]
+            templates = workload_templates(obj)
+            yield from self._template_list_union(obj, names)
+            yield from self._list_size(obj, ("spec",), obj.spec, names)
+            for template in templates:
+                if template.composite:
+                    yield from self._list_size(obj, template.path, template.data, names)
+                    yield from self._composite_needs_child(obj, template, names)
+            yield from self._tree_depth(obj, templates)
+            yield from self._unique_template_names(obj, templates)
         for group in groups_of(obj):
             yield from self._policy_union(obj, group)
 
-    def _workload(self, obj: KObject) -> Iterator[Hit]:
+    # -- template-list-union
+
+    def _template_list_union(self, obj: KObject, names: list[str]) -> Iterator[Hit]:
         spec = obj.spec
-        lists = template_lists(obj)
-        names = [name for name, _ in lists]
         flat = as_list(spec.get(names[0]))
         composite = as_list(spec.get(names[1])) if len(names) > 1 else []
         if flat and composite:
@@ -106,31 +125,53 @@ spec:
                 + ": set exactly one of podGroupTemplates or compositePodGroupTemplates, with at"
                 " least one template",
             )
-        yield from self._list_sizes(obj, ("spec",), spec, names)
-        templates = workload_templates(obj)
-        seen: dict[str, GroupTemplate] = {}
-        deepest = max((t.depth for t in templates), default=0)
-        reported_depth = False
-        for template in templates:
-            if template.composite:
-                yield from self._list_sizes(obj, template.path, template.data, names)
-                if not any(as_list(template.data.get(name)) for name in names):
-                    yield self.hit(
-                        obj,
-                        (*template.path, "name") if "name" in template.data else template.path,
-                        f"composite template {template_name(template)!r} has no child template: give it"
-                        " podGroupTemplates or compositePodGroupTemplates (at least one template)",
-                    )
-            if template.depth > MAX_TREE_DEPTH and not reported_depth:
-                reported_depth = True
-                depth_text = f"{deepest}" if deepest <= 16 else "more than 16"
+
+    # -- list-size
+
+    def _list_size(self, obj: KObject, path: Path, holder: dict[str, Any], names: list[str]) -> Iterator[Hit]:
+        for list_name in names:
+            items = as_list(holder.get(list_name))
+            if len(items) > MAX_TEMPLATES:
                 yield self.hit(
                     obj,
-                    template.path,
-                    f"the template tree is {depth_text} levels deep (template {template_name(template)!r} is"
-                    f" at level {template.depth}); a Workload allows at most {MAX_TREE_DEPTH} levels:"
-                    " flatten the tree",
+                    (*path, list_name, MAX_TEMPLATES),
+                    f"{render_path((*path, list_name))} has {len(items)} templates; at most"
+                    f" {MAX_TEMPLATES} per list: merge templates that share a policy, or split the"
+                    " Workload",
                 )
+
+    # -- composite-needs-child
+
+    def _composite_needs_child(self, obj: KObject, template: GroupTemplate, names: list[str]) -> Iterator[Hit]:
+        if not any(as_list(template.data.get(name)) for name in names):
+            yield self.hit(
+                obj,
+                (*template.path, "name") if "name" in template.data else template.path,
+                f"composite template {template_name(template)!r} has no child template: give it"
+                " podGroupTemplates or compositePodGroupTemplates (at least one template)",
+            )
+
+    # -- tree-depth
+
+    def _tree_depth(self, obj: KObject, templates: list[GroupTemplate]) -> Iterator[Hit]:
+        too_deep = next((template for template in templates if template.depth > MAX_TREE_DEPTH), None)
+        if too_deep is None:
+            return
+        deepest = max(template.depth for template in templates)
+        depth_text = f"{deepest}" if deepest <= 16 else "more than 16"
+        yield self.hit(
+            obj,
+            too_deep.path,
+            f"the template tree is {depth_text} levels deep (template {template_name(too_deep)!r} is"
+            f" at level {too_deep.depth}); a Workload allows at most {MAX_TREE_DEPTH} levels:"
+            " flatten the tree",
+        )
+
+    # -- unique-template-names
+
+    def _unique_template_names(self, obj: KObject, templates: list[GroupTemplate]) -> Iterator[Hit]:
+        seen: dict[str, GroupTemplate] = {}
+        for template in templates:
             name = as_str(template.data.get("name"))
             if name is None:
                 continue
@@ -147,17 +188,7 @@ spec:
                 point_at_key=False,
             )
 
-    def _list_sizes(self, obj: KObject, path: Path, holder: dict[str, Any], names: list[str]) -> Iterator[Hit]:
-        for list_name in names:
-            items = as_list(holder.get(list_name))
-            if len(items) > MAX_TEMPLATES:
-                yield self.hit(
-                    obj,
-                    (*path, list_name, MAX_TEMPLATES),
-                    f"{render_path((*path, list_name))} has {len(items)} templates; at most"
-                    f" {MAX_TEMPLATES} per list: merge templates that share a policy, or split the"
-                    " Workload",
-                )
+    # -- policy-union
 
     def _policy_union(self, obj: KObject, group: Group) -> Iterator[Hit]:
         policy = group.policy.raw
