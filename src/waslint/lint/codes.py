@@ -48,6 +48,7 @@ RULES: dict[str, tuple[str, str]] = {
     "WAS604": ("immutable-field-changed", "structure.immutable_field_changed"),
     "WAS605": ("disruption-mode-conflict", "structure.disruption_mode_conflict"),
     "WAS606": ("gang-unplaceable", "structure.gang_unplaceable"),
+    "WAS607": ("composite-hierarchy-invalid", "structure.composite_hierarchy_invalid"),
     # WAS7xx feature gates
     "WAS701": ("gate-inconsistent", "gates.gate_inconsistent"),
     "WAS702": ("gate-prerequisite-missing", "gates.gate_prerequisite_missing"),
