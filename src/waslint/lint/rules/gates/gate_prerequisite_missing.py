@@ -42,7 +42,8 @@ _COMPOSITE_GATES = ("CompositePodGroup", "GenericWorkload", "TopologyAwareWorklo
 
 
 def object_needs(obj: KObject, target: Release) -> list[Need]:
-    """The gated API features an object uses, per target release (facts §1-§3, §6)."""
+    """The gated API features an object uses, per target release (the `+featureGate` markers of the
+    upstream types: kubernetes/api scheduling/v1beta1, v1alpha3 and batch/v1 types.go)."""
     needs: list[Need] = []
     beta_api = target >= milestone("beta-api")
     group_constraints = target >= milestone("group-constraints")

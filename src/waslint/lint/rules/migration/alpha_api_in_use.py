@@ -9,7 +9,7 @@ from waslint.knowledge.lifecycle import lifecycle_entry, preferred_entry
 from waslint.knowledge.releases import fix_target
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.lint.rules.migration.common import WAS_OBJECT_KINDS
+from waslint.objects.keys import WAS_GROUP_KINDS
 from waslint.objects.kobject import KObject
 
 
@@ -54,7 +54,7 @@ spec:
       gang:
         minCount: 8
 """
-    kinds = WAS_OBJECT_KINDS
+    kinds = WAS_GROUP_KINDS
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         entry = lifecycle_entry(obj.group, obj.version, obj.kind)

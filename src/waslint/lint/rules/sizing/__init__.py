@@ -1,6 +1,6 @@
 """WAS3xx: gang sizing. Gang sizes against the number of Pods that can exist, and against templates.
 
-Pod counts come from the pod templates (`kube.pod_templates`), counted as the Pods that can run
+Pod counts come from the pod templates (`objects/walks.py` `pod_templates`), counted as the Pods that can run
 at the same time: a Job runs `parallelism` Pods (default 1), never more than `completions`; a
 JobSet replicated job runs `replicas` x that; a LeaderWorkerSet group is `size` Pods; Deployments,
 ReplicaSets, StatefulSets count their explicit `spec.replicas` (absent: unknown, an autoscaler may
