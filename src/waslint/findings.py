@@ -1,15 +1,11 @@
-"""A finding: what a rule reports, located in its file; what the reporters receive. And the object
-a finding is about (`owner_of`), for suppressions and fixes."""
+"""A finding: what a rule reports, located in its file; what the reporters receive."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from waslint.core.model import ObjectId, Path, Severity, Span
 from waslint.io.loader import Document
-from waslint.objects.kobject import KObject
 
 
 @dataclass(eq=False)
@@ -36,23 +32,3 @@ class Finding:
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.code)
-
-
-Owners = dict[tuple[Document, tuple[Any, ...]], KObject]  # (document, base path) -> object
-
-
-def owners_of(objects: Iterable[KObject]) -> Owners:
-    """The objects by where they sit, for `owner_of`."""
-    return {(obj.doc, obj.base_path): obj for obj in objects}
-
-
-def owner_of(finding: Finding, owners: Owners) -> KObject | None:
-    """The object a finding is about (a List item, or the document's object)."""
-    if finding.doc is None:
-        return None
-    path = finding.field_path
-    if len(path) >= 2 and path[0] == "items":
-        owner = owners.get((finding.doc, tuple(path[:2])))
-        if owner is not None:
-            return owner
-    return owners.get((finding.doc, ()))

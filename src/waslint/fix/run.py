@@ -16,7 +16,7 @@ import yaml
 
 from waslint.core.codes import matches
 from waslint.core.model import FixKind
-from waslint.findings import Finding, owner_of, owners_of
+from waslint.findings import Finding
 from waslint.fix.edits import DocText, Edit, EditConflict, apply_edits, edits_for
 from waslint.fix.verify import check_problems, same
 from waslint.fix.writer import UTF8, Encoding, sniff
@@ -41,6 +41,7 @@ from waslint.lint.fixers.ops import Op, apply_to_data
 from waslint.lint.fixers.plan import NewDocument, Plan, Unit
 from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, all_fixers, fixer_for
 from waslint.lint.options import LintOptions
+from waslint.lint.owners import owner_of, owners_of
 from waslint.objects.kobject import KObject
 
 PARSE_ERROR = "WAS001"

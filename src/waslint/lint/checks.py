@@ -11,12 +11,13 @@ from dataclasses import dataclass, replace
 
 from waslint.core.codes import matches
 from waslint.core.model import Span
-from waslint.findings import Finding, owner_of, owners_of
+from waslint.findings import Finding
 from waslint.io.config import Config
 from waslint.io.helm import shown
 from waslint.io.loader import SourceFile
 from waslint.lint.context import Context
 from waslint.lint.options import LintOptions
+from waslint.lint.owners import owner_of, owners_of
 from waslint.lint.registry import Hit, Place, Rule, get_rule
 from waslint.lint.suppress import SuppressionSet
 from waslint.objects.kobject import KObject

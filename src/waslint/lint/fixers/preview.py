@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from waslint.core.model import FixKind
-from waslint.findings import Finding, owner_of, owners_of
+from waslint.findings import Finding
 from waslint.lint.fixers.checks import line_break_problem
 from waslint.lint.fixers.plan import Plan
 from waslint.lint.fixers.registry import FixEnv, Fixer, FixTarget, fixer_for
+from waslint.lint.owners import owner_of, owners_of
 from waslint.objects.index import ObjectIndex
 from waslint.objects.kobject import KObject
 
