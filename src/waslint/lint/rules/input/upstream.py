@@ -7,6 +7,7 @@ from typing import Any
 from waslint.core.model import Path
 from waslint.knowledge import imperative, validation
 from waslint.knowledge.validation import ReleaseName, ValidationIssue
+from waslint.objects.groups import MIN_COUNT, MIN_GROUP_COUNT
 from waslint.objects.keys import JOB_KINDS, WAS_GROUP_KINDS
 from waslint.objects.kobject import KObject
 from waslint.objects.walks import POD_TEMPLATE_KINDS, job_spec, pod_templates
@@ -30,10 +31,10 @@ EXPLAINED_BY: dict[tuple[str, str], str] = {
     ("format=k8s-label-key", "key"): "WAS601",
     ("union", "resourceClaims"): "WAS203",
     ("maxItems", "resourceClaims"): "WAS203",
-    ("required", "minCount"): "WAS306",
-    ("minimum", "minCount"): "WAS306",
-    ("required", "minGroupCount"): "WAS306",
-    ("minimum", "minGroupCount"): "WAS306",
+    ("required", MIN_COUNT): "WAS306",
+    ("minimum", MIN_COUNT): "WAS306",
+    ("required", MIN_GROUP_COUNT): "WAS306",
+    ("minimum", MIN_GROUP_COUNT): "WAS306",
     ("sharedPriority", "spec"): "WAS405",
     ("disruptionModeNeedsGang", "disruptionMode"): "WAS605",
 }

@@ -10,13 +10,13 @@ from waslint.core.model import Path, Severity
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.groups import MIN_COUNT, policy_variant
+from waslint.objects.groups import MIN_COUNT, Group, groups_of, policy_variant
 from waslint.objects.keys import SCHEDULING
 from waslint.objects.kobject import KObject, as_map, as_str
 from waslint.objects.walks import (
     TEMPLATE_COPIED_FIELDS,
     GroupTemplate,
-    workload_templates,
+    template_lists,
 )
 
 if TYPE_CHECKING:
@@ -207,7 +207,7 @@ def _workload_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
             )
         )
     if new.version not in _SAME_SCHEMA:  # v1alpha1/v1alpha2: the whole list is immutable
-        for list_name in ("podGroups", "podGroupTemplates"):
+        for list_name, _ in template_lists(new):
             if old.spec.get(list_name) != new.spec.get(list_name):
                 changes.append(
                     (
@@ -217,8 +217,10 @@ def _workload_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
                     )
                 )
         return changes
-    old_templates = _by_name(workload_templates(old))
-    new_templates = _by_name(workload_templates(new))
+    old_groups = _by_name(groups_of(old))
+    new_groups = _by_name(groups_of(new))
+    old_templates = {name: group.template for name, group in old_groups.items() if group.template is not None}
+    new_templates = {name: group.template for name, group in new_groups.items() if group.template is not None}
     for name, template in new_templates.items():
         before = old_templates.get(name)
         if before is None:
@@ -237,7 +239,7 @@ def _workload_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
                 )
             )
             continue
-        changes.extend(_template_changes(before, template))
+        changes.extend(_template_changes(old_groups[name], new_groups[name]))
     for name, template in old_templates.items():
         if name in new_templates:
             continue
@@ -251,12 +253,13 @@ def _workload_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
     return changes
 
 
-def _by_name(templates: list[GroupTemplate]) -> dict[str, GroupTemplate]:
-    found: dict[str, GroupTemplate] = {}
-    for template in templates:
-        name = as_str(template.data.get("name"))
+def _by_name(groups: list[Group]) -> dict[str, Group]:
+    """A Workload's template groups by name (the first of a name)."""
+    found: dict[str, Group] = {}
+    for group in groups:
+        name = group.name
         if name is not None and name not in found:
-            found[name] = template
+            found[name] = group
     return found
 
 
@@ -280,16 +283,15 @@ def _surviving_parent(template: GroupTemplate, new_templates: dict[str, GroupTem
     return ("spec",)
 
 
-def _template_changes(old: GroupTemplate, new: GroupTemplate) -> list[tuple[Path, str]]:
-    name = as_str(new.data.get("name"))
+def _template_changes(old: Group, new: Group) -> list[tuple[Path, str]]:
+    name = new.name
     changes: list[tuple[Path, str]] = []
-    old_variant = policy_variant(old.data.get("schedulingPolicy"))
-    new_variant = policy_variant(new.data.get("schedulingPolicy"))
+    old_variant, new_variant = old.policy.variant, new.policy.variant
     if old_variant != new_variant:  # gang.minCount / minGroupCount may change, the variant not
         changes.append(
             (
-                _field_path(new.path, "schedulingPolicy", new.data),
-                f"template {name!r}: schedulingPolicy changed from {old_variant or 'unset'} to"
+                new.field_path(new.policy.key),
+                f"template {name!r}: {new.policy.key} changed from {old_variant or 'unset'} to"
                 f" {new_variant or 'unset'} (the policy kind is fixed at creation)",
             )
         )
