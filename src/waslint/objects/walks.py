@@ -59,7 +59,16 @@ _TEMPLATE_KINDS = {
 
 
 def pod_templates(obj: KObject) -> list[PodTemplate]:
-    """Every pod template of a Pod, workload controller, Job, CronJob, JobSet, LWS or Volcano Job."""
+    """Every pod template of a Pod, workload controller, Job, CronJob, JobSet, LWS or Volcano Job.
+    Read once per object (KObject.memo): every caller gets the same list, which none changes."""
+    memo = obj.memo
+    found: list[PodTemplate] | None = memo.get("pod_templates")
+    if found is None:
+        found = memo["pod_templates"] = _pod_templates(obj)
+    return found
+
+
+def _pod_templates(obj: KObject) -> list[PodTemplate]:
     key = (obj.group, obj.kind)
     if key == ("", "Pod"):
         return _template(obj, (), obj.data, "pod")
