@@ -9,8 +9,11 @@ Each scheduler reads the Pod's own metadata and spec, so for a pod template the 
 - KAI-Scheduler: the `pod-group-name` annotation and the `kai.scheduler/subgroup-name` label
   (kai-scheduler/KAI-Scheduler pkg/scheduler/api/pod_info/pod_info.go getPodGroupID: the Pod's
   annotation, when not empty; the pod-grouper writes both on the Pod, pkg/podgrouper/pod_controller.go);
-- Volcano: the `scheduling.k8s.io/group-name` or `scheduling.volcano.sh/group-name` annotation;
+- Volcano: the `scheduling.k8s.io/group-name` or `scheduling.volcano.sh/group-name` annotation
+  (volcano-sh/volcano pkg/scheduler/api/job_info.go getJobID: the Pod's annotation, when not empty);
 - coscheduling (scheduler-plugins): the `scheduling.x-k8s.io/pod-group` label.
+
+An empty name joins no third-party gang (KAI and Volcano skip it).
 """
 
 from __future__ import annotations
@@ -101,17 +104,17 @@ def membership(metadata: dict[str, Any], spec: dict[str, Any], spec_path: Path =
     group = spec.get("schedulingGroup")
     annotations = as_map(metadata.get("annotations"))
     labels = as_map(metadata.get("labels"))
-    volcano = next((key for key in VOLCANO_GROUP_ANNOTATIONS if as_str(annotations.get(key)) is not None), None)
+    volcano = next((key for key in VOLCANO_GROUP_ANNOTATIONS if as_str(annotations.get(key))), None)
     return Membership(
         pod_group=_at(as_map(group).get("podGroupName"), (*spec_path, "schedulingGroup", "podGroupName")),
         scheduling_group=group is not None,
         kai=_at(annotations.get(KAI_GROUP_ANNOTATION) or None, (*meta, "annotations", KAI_GROUP_ANNOTATION)),
         kai_subgroup=_at(labels.get(KAI_SUBGROUP_LABEL), (*meta, "labels", KAI_SUBGROUP_LABEL)),
         volcano=_at(annotations.get(volcano), (*meta, "annotations", volcano)) if volcano is not None else None,
-        coscheduling=_at(labels.get(COSCHEDULING_LABEL), (*meta, "labels", COSCHEDULING_LABEL)),
+        coscheduling=_at(labels.get(COSCHEDULING_LABEL) or None, (*meta, "labels", COSCHEDULING_LABEL)),
     )
 
 
 def _at(value: Any, path: Path) -> Located | None:
-    """A string value with its path; None for anything else (an empty KAI name is dropped by the caller)."""
+    """A string value with its path; None for anything else."""
     return Located(value, path) if isinstance(value, str) else None
