@@ -190,7 +190,7 @@ def _read_groups(obj: KObject) -> list[Group]:
         if scheduling is None:
             return []
         path, holder = scheduling
-        return [_group(obj, path, holder, "job", False, "schedulingPolicy", None)]
+        return [_group(obj, path, holder, "job", False, obj.fields.policy, None)]
     return []
 
 
