@@ -18,6 +18,8 @@ from waslint.knowledge.releases import parse_release
 from waslint.lint.engine import LintResult, lint_paths, lint_sources
 from waslint.lint.options import LintOptions
 
+pytest_plugins = ["pytester"]  # tests/test_internal_errors.py runs the rule-fixture tests in-process
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 SHARED = ROOT.parent / "shared"
@@ -35,21 +37,43 @@ def lint_options(**options: Any) -> LintOptions:
     return LintOptions(**options, **extra)
 
 
-def lint_text(text: str, path: str = "test.yaml", **options: Any) -> list[Finding]:
-    """Lint one in-memory file; options are LintOptions fields (target, select, extra, ...)."""
+class RuleCrashed(AssertionError):
+    """A run recorded an internal error (a rule or fixer raised): the test fails, whatever else
+    it asserts, unless it asked for the error with `allow_internal_errors=True`."""
+
+
+def checked(result: LintResult, allow_internal_errors: bool = False) -> LintResult:
+    """The result, after failing the test when the run recorded an internal error. The engine
+    catches a rule's exception so the other findings are still reported (the CLI then prints the
+    error and exits 2); a test that only looked at findings would pass on a rule that raises."""
+    if result.internal_errors and not allow_internal_errors:
+        raise RuleCrashed("the run recorded internal errors:\n" + "\n".join(result.internal_errors))
+    return result
+
+
+def lint_text(
+    text: str, path: str = "test.yaml", *, allow_internal_errors: bool = False, **options: Any
+) -> list[Finding]:
+    """Lint one in-memory file; options are LintOptions fields (target, select, extra, ...).
+    Fails the test on an internal error (see `checked`)."""
     source = parse_bytes(path, text.encode("utf-8"))
-    return lint_sources([source], lint_options(**options)).findings
+    return checked(lint_sources([source], lint_options(**options)), allow_internal_errors).findings
 
 
-def lint_texts(files: dict[str, str], **options: Any) -> LintResult:
+def lint_texts(files: dict[str, str], *, allow_internal_errors: bool = False, **options: Any) -> LintResult:
     sources = [parse_bytes(path, text.encode("utf-8")) for path, text in files.items()]
-    return lint_sources(sources, lint_options(**options))
+    return checked(lint_sources(sources, lint_options(**options)), allow_internal_errors)
 
 
-def lint_path(*paths: str | os.PathLike[str], config: Config | None = None, **options: Any) -> LintResult:
+def lint_path(
+    *paths: str | os.PathLike[str],
+    config: Config | None = None,
+    allow_internal_errors: bool = False,
+    **options: Any,
+) -> LintResult:
     result, errors = lint_paths([str(p) for p in paths], lint_options(**options), config)
     assert not errors, errors
-    return result
+    return checked(result, allow_internal_errors)
 
 
 def codes(findings: list[Finding]) -> list[str]:
@@ -62,15 +86,18 @@ def run_cli(
     cwd: str | os.PathLike[str] | None = None,
     env: dict[str, str] | None = None,
     timeout: float = 300,
+    program: list[str] | None = None,
     **popen: Any,
 ) -> subprocess.CompletedProcess[str]:
+    """`python -m waslint ARGS` in a child (or `program ARGS`: a script that prepares the process,
+    then calls `waslint.cli.main` with its arguments)."""
     full_env = dict(os.environ)
     for name in ("WASLINT_DEBUG", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "COLUMNS"):
         full_env.pop(name, None)  # the reports must not depend on where the tests run
     full_env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + full_env.get("PYTHONPATH", "")
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "waslint", *args],
+        [*(program or [sys.executable, "-m", "waslint"]), *args],
         input=stdin,
         capture_output=True,
         text=True,

@@ -63,7 +63,7 @@ def _run(case: Path, work: Path) -> tuple[FixResult, dict[str, Path]]:
         shutil.copyfile(source, target)
         files[name] = target
     result, errors = fix_paths([str(work)], _fix_options(case))
-    assert not errors
+    assert not errors and result.internal_errors == []
     return result, files
 
 
