@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from waslint.findings import Finding
 from waslint.io.config import Config
@@ -24,6 +25,30 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus"
+
+
+# -- property tests: deterministic by default ---------------------------------------------------------
+#
+# `ci` (the default, what `.ci/run`'s plain `python -m pytest` runs): every property test draws the
+# same examples on every run and machine (derandomize: the seed is derived from the test itself),
+# nothing is read from or written to an example database, and no deadline (timing on a shared
+# 2-core machine is noise; speed is measured in bench/). A failure prints the example and the
+# `@reproduce_failure` blob.
+#
+# `explore`, for a longer random search on your machine: ten times the examples, a fresh random
+# seed each run, failures kept in `.hypothesis/` and replayed first next time, and a 2 s deadline
+# per example (a hint of superlinear work):
+#     WASLINT_HYPOTHESIS_PROFILE=explore python -m pytest tests/test_fix_property.py
+#     python -m pytest --hypothesis-profile explore --hypothesis-seed 1234   # one seed again
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("explore", max_examples=1000, derandomize=False, deadline=2000, print_blob=True)
+settings.load_profile(os.environ.get("WASLINT_HYPOTHESIS_PROFILE", "ci"))
+
+
+def examples(ci: int) -> int:
+    """A property test's example count: `ci` under the `ci` profile, scaled by the loaded
+    profile's max_examples (against hypothesis's default of 100) under another."""
+    return max(ci * settings().max_examples // 100, 1)
 
 
 def lint_options(**options: Any) -> LintOptions:

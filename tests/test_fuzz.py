@@ -23,7 +23,7 @@ from kubernetes_validate import utils as kv_utils
 from referencing import Registry, Resource
 from typer.testing import CliRunner
 
-from conftest import CORPUS, FIXTURES
+from conftest import CORPUS, FIXTURES, examples
 from waslint.cli import app
 from waslint.fix.command import FixRequest, run
 from waslint.fix.run import FixOptions, fix_paths
@@ -164,8 +164,7 @@ def _check_findings(findings: list[dict[str, object]]) -> None:
 
 @pytest.mark.skipif(not SEEDS, reason="no seed files")
 @settings(
-    max_examples=60,
-    deadline=None,
+    max_examples=examples(60),
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(case=mutated())

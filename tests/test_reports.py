@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import CORPUS, FIXTURES, ROOT, lint_path, run_cli
+from conftest import CORPUS, FIXTURES, ROOT, examples, lint_path, run_cli
 from waslint.lint.registry import all_rules, get_rule
 from waslint.report import split_message
 from waslint.report.text import clip_line
@@ -219,7 +219,7 @@ def test_caret_stays_inside_the_printed_part_of_a_long_line(tmp_path: Path) -> N
     length=st.integers(min_value=1, max_value=400),
     room=st.integers(min_value=1, max_value=200),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 def test_clip_line_never_puts_the_caret_past_what_it_prints(line: str, start: int, length: int, room: int) -> None:
     start = min(start, len(line))
     shown, caret_start, caret_end = clip_line(line, start, start + length, room)

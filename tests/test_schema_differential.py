@@ -30,6 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from waslint.knowledge import schema
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -419,9 +420,7 @@ def instances(draw: st.DrawFn, target: tuple[str, str, str, str]) -> tuple[Any, 
 
 
 DIFF = settings(
-    max_examples=150,
-    deadline=None,
-    database=None,
+    max_examples=examples(150),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
@@ -435,7 +434,7 @@ def test_same_issues_as_jsonschema(target: tuple[str, str, str, str], data: st.D
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=[f"{t[0]}-{t[2]}" for t in TARGETS])
-@settings(DIFF, max_examples=60)
+@settings(DIFF, max_examples=examples(60))
 @given(value=GARBAGE, base=BASES)
 def test_same_issues_for_garbage(target: tuple[str, str, str, str], value: Any, base: tuple[str | int, ...]) -> None:
     assert _new(target, value, base) == _old(target, value, base)
@@ -534,7 +533,7 @@ SYNTHETIC_VALUES: st.SearchStrategy[Any] = st.recursive(
 )
 
 
-@settings(DIFF, max_examples=300)
+@settings(DIFF, max_examples=examples(300))
 @given(raw=synthetic_schemas(), value=SYNTHETIC_VALUES, base=BASES)
 def test_same_issues_on_synthetic_schemas(raw: dict[str, Any], value: Any, base: tuple[str | int, ...]) -> None:
     title = str(raw.get("title", "thing.json"))

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import yaml
 
 from waslint.core.model import Path, Span
-from waslint.io.helm import MaskedTemplate, mask_template
+from waslint.io.helm import MaskedTemplate, is_template, mask_template
 from waslint.io.reading import DEFAULT_LIMIT, InputError, TooLarge, read_bounded
 
 MAX_FILE_BYTES = DEFAULT_LIMIT
@@ -317,7 +317,7 @@ def parse_text(source: SourceFile) -> None:
     try:
         if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
             _parse_json(source)
-        elif "{{" in text and _parse_masked(source):
+        elif is_template(path, text) and _parse_masked(source):
             pass
         else:
             _parse_yaml(source)
