@@ -184,7 +184,8 @@ def source_of(path: str, item: Item, readable: bool = True) -> SourceFile:
 
 
 def _job_is_managed(job: Item, target: Release) -> bool:
-    """Whether the Job controller would make a Workload and PodGroup for this Job (was-api.md §3)."""
+    """Whether the Job controller would make a Workload and PodGroup for this Job (kubernetes/kubernetes
+    `pkg/controller/job/job_scheduling_manager.go`, KEP-5547)."""
     spec = as_map(job.get("spec"))
     if dig(spec, "template", "spec", "schedulingGroup") is not None:
         return False  # opted out: a bring-your-own PodGroup

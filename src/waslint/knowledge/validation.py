@@ -20,7 +20,7 @@ an object is not validated (the API server ignores it on create and update of th
 :func:`validate_update` applies ``immutable`` and ``update=No*`` markers between two revisions;
 :func:`gated_fields` lists the present fields whose markers depend on a feature gate.
 
-This module depends on core types only.
+It reads `core` and the rest of `knowledge/` (release parsing, name formats, schema paths).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 A group claim (PodGroup `spec.resourceClaims`, Workload template `resourceClaims`, Job
 `spec.scheduling.resourceClaims`) is shared by the whole gang only when a member Pod declares a
 claim with the same triple: `name`, `resourceClaimName` and `resourceClaimTemplateName` all equal.
-Anything else is silently a per-Pod claim (facts §2). The group of a pod template is the PodGroup
+Anything else is silently a per-Pod claim (the `PodResourceClaim` and `PodGroupResourceClaim`
+descriptions of the 1.36 and 1.37 OpenAPI; KEP-5729). The group of a pod template is the PodGroup
 its `spec.schedulingGroup.podGroupName` names (same namespace), or, for a Job without
 `schedulingGroup`, the Job's own `spec.scheduling`.
 """
@@ -374,7 +375,7 @@ class ClaimSourceInvalid(Rule):
         " Fires on an entry that sets both `resourceClaimName` and `resourceClaimTemplateName`,"
         " or neither (a `null` or empty value counts as unset), and on the 5th and later entries"
         " of a list (at most 4 claims per group). The Job's building-block type may not enforce"
-        " exactly-one itself (facts, open question 6), but the Job controller copies the entries"
+        " exactly-one itself (its description calls each name optional), but the Job controller copies the entries"
         " into the PodGroup it creates, where it is enforced: so the Job is held to the same rule."
     )
     why = (

@@ -1,6 +1,6 @@
-"""WAS7xx: feature gates. Gate facts come from `rules/feature-gates.yaml`; the gate settings of
-the cluster from the component manifests and configs in the set and from `--gates FILE`
-(`waslint.gates_inventory`). Nothing fires without an inventory: a component that no source
+"""WAS7xx: feature gates. Gate facts come from `knowledge/feature-gates.yaml` (`knowledge/gates.py`);
+the gate settings of the cluster from the component manifests and configs in the set and from
+`--gates FILE` (`objects/gate_inventory.py`). Nothing fires without an inventory: a component that no source
 covers is unknown, never off."""
 
 from __future__ import annotations
@@ -246,7 +246,9 @@ _COMPOSITE_GATES = ("CompositePodGroup", "GenericWorkload", "TopologyAwareWorklo
 
 
 def object_needs(obj: KObject, target: Release) -> list[Need]:
-    """The gated API features an object uses, per target release (facts §1-§3, §6)."""
+    """The gated API features an object uses, per target release: the gated fields of the
+    upstream types (kubernetes/api `scheduling/*/types.go`, `batch/v1/types.go`, `core/v1/types.go`)
+    and the website feature-gate pages."""
     needs: list[Need] = []
     beta_api = target >= milestone("beta-api")
     group_constraints = target >= milestone("group-constraints")

@@ -1,9 +1,10 @@
 """`waslint snapshot capture`: a cluster snapshot for `feasibility`, written as it is read.
 
-The file is the snapshot `List` of ../shared/spec/cli.md. Each item is reduced to an allow-list of
-the fields capacity and placement read, so nothing secret can slip in: Secrets and ConfigMaps are
-never requested, and Pods keep no env, command, args, volumes, labels or annotations. Items are
-written one by one while the lists are paged, so memory is bounded by the page size, not the cluster.
+The file is the snapshot `List` that `--snapshot` reads (`sources/snapshot.py`). Each item is
+reduced to an allow-list of the fields capacity and placement read, so nothing secret can slip in:
+Secrets and ConfigMaps are never requested, and Pods keep no env, command, args, volumes, labels or
+annotations. Items are written one by one while the lists are paged, so memory is bounded by the
+page size, not the cluster.
 """
 
 from __future__ import annotations
