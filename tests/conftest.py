@@ -19,7 +19,7 @@ from waslint.knowledge.releases import parse_release
 from waslint.lint.engine import LintResult, lint_paths, lint_sources
 from waslint.lint.options import LintOptions
 
-pytest_plugins = ["pytester"]  # tests/test_internal_errors.py runs the rule-fixture tests in-process
+pytest_plugins = ["pytester"]  # tests/test_suite_guarantees.py runs the rule-fixture tests in-process
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -136,11 +136,24 @@ def run_cli(
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside the checkout")
 
 
+def rewrite_snapshot(path: Path, content: str | bytes) -> None:
+    """Record a snapshot (`--update-expected`, `WASLINT_REGEN=1`). A changed or new one fails the
+    test once, naming the file, so an update run is never mistaken for a passing check: review
+    `git diff`, then run again."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    if path.is_file() and path.read_bytes() == data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    pytest.fail(f"rewrote {path.relative_to(ROOT)}: review the change, then run again", pytrace=False)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-expected",
         action="store_true",
-        help="rewrite fixtures/rules/<CODE>/expected.txt from today's findings instead of checking them",
+        help="rewrite fixtures/rules/<CODE>/expected.txt and whole-set.txt from today's findings (a changed"
+        " file fails once: review it, run again)",
     )
 
 

@@ -4,6 +4,8 @@ contract, exit statuses, KAI snapshot input, the what-ifs and the common reporte
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -163,3 +165,10 @@ def test_every_corpus_folder_gets_a_verdict_per_group_and_no_crash() -> None:
             assert group["feasible"] or group["reasons"], (folder, group["name"])
             if group["feasible"] and not group["children"]:
                 assert sum(group["placement"].values()) >= group["required"], (folder, group["name"])
+
+
+def test_the_fixture_snapshot_is_what_its_generator_writes() -> None:
+    """fixtures/snapshots/cluster.yaml and its copy in fixtures/rules/WAS606 are generated."""
+    script = ROOT / "scripts" / "gen_fixture_snapshot.py"
+    result = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, f"stale: run python {script.relative_to(ROOT)}"

@@ -4,7 +4,7 @@ Every rule has a folder `fixtures/rules/<CODE>/` with:
 - `bad.yaml`, whose exact findings with that rule alone (`--select <CODE>`, ruff's `for_rule`) are
   `expected.txt`, one `line:col CODE message` a line, so a new rule never changes another rule's
   snapshot; `pytest tests/test_rule_fixtures.py --update-expected` rewrites them after a reviewed
-  change;
+  change (a rewritten file fails once, naming it: review, run again);
 - `good.yaml`, silent for that rule alone and when the folder `fixtures/rules` is linted as a whole;
 - optionally `options.yaml`: `target`, `namespace`, and the cluster inputs `snapshot`, `gates`
   (file names in that folder) and `base` (a file holding what the linted file was at the git base
@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import FIXTURES, lint_path
+from conftest import FIXTURES, lint_path, rewrite_snapshot
 from waslint.findings import Finding
 from waslint.lint.registry import Rule, all_rules, get_rule
 
@@ -121,7 +121,7 @@ def test_bad_fixture_has_exactly_the_expected_findings(
     assert {finding.code for finding in findings} <= set(select), _expected_lines(findings)
     expected = folder / "expected.txt"
     if request.config.getoption("--update-expected"):
-        expected.write_text(_expected_lines(findings))
+        rewrite_snapshot(expected, _expected_lines(findings))
     assert expected.is_file(), f"run `pytest {Path(__file__).name} --update-expected` to record {expected}"
     assert _expected_lines(findings) == expected.read_text()
 
@@ -150,7 +150,7 @@ def test_every_bad_fixture_with_every_rule_on_finds_the_recorded_whole_set(
     found = [line for code in CODES for line in _whole_set_lines(code, tmp_path / code, monkeypatch)]
     text = "".join(f"{line}\n" for line in found)
     if request.config.getoption("--update-expected"):
-        WHOLE_SET.write_text(text)
+        rewrite_snapshot(WHOLE_SET, text)
     assert text == WHOLE_SET.read_text()
 
 

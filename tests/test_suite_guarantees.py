@@ -1,4 +1,5 @@
-"""A rule that raises must fail its tests, and the CLI must say so with status 2.
+"""A rule that raises must fail its tests, and the CLI must say so with status 2; property tests are
+seeded.
 
 The engine catches a rule's exception so that one bug does not lose the other findings; the run
 records it as an internal error (`LintResult.internal_errors`). These tests inject a raise into
@@ -9,6 +10,7 @@ rules and show that the fixture tests fail (the helpers of conftest.py check eve
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -165,3 +167,32 @@ def test_internal_errors_of_forked_workers_reach_the_run(tmp_path: Path, monkeyp
     assert len(serial.internal_errors) == 6
     assert sorted(parallel.internal_errors) == sorted(serial.internal_errors)
     assert [f.code for f in parallel.findings] == [f.code for f in serial.findings] == ["WAS101", "WAS101"]
+
+
+# -- the property tests are deterministic under the default profile --------------------------------------
+
+
+@pytest.mark.skipif(
+    os.environ.get("WASLINT_HYPOTHESIS_PROFILE", "ci") != "ci", reason="another hypothesis profile is loaded"
+)
+def test_property_tests_draw_the_same_examples_on_every_run() -> None:
+    """The `ci` profile of conftest.py is loaded by default: derandomized, no example database,
+    no deadline. Two runs of one property draw the same examples."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    current = settings()
+    assert current.derandomize and current.database is None and current.deadline is None
+
+    def drawn() -> list[str]:
+        seen: list[str] = []
+
+        @given(st.text(max_size=8))
+        def record(value: str) -> None:
+            seen.append(value)
+
+        record()
+        return seen
+
+    first = drawn()
+    assert len(first) > 10 and first == drawn()
