@@ -150,6 +150,26 @@ def test_a_crash_in_a_rule_exits_2_with_one_line_and_keeps_the_other_findings(fm
     assert codes.count("WAS101") == 2 and "WAS301" not in codes
 
 
+def test_a_crash_in_a_rule_during_fix_exits_2_and_says_so_in_one_line(tmp_path: Path) -> None:
+    """`fix --diff` with WAS103 broken on a 1.36 Workload: status 2, one internal-error line, and
+    WAS101's rewrite (which maps the 1.36 disruptionMode itself) still shown."""
+    old = tmp_path / "old.yaml"
+    old.write_text(
+        "apiVersion: scheduling.k8s.io/v1alpha2\nkind: Workload\nmetadata: {name: training, namespace: ml}\n"
+        "spec:\n  podGroupTemplates:\n  - name: workers\n    schedulingPolicy: {gang: {minCount: 4}}\n"
+        "    disruptionMode: PodGroup\n"
+    )
+    result = run_cli("fix", "--diff", str(old), program=[sys.executable, "-c", _BROKEN_CLI, "WAS103"])
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if "internal error" in line]
+    assert errors == [
+        f"waslint: internal error in WAS103 on Workload ml/training in {old}: RuntimeError: injected for the test"
+        " (please report this bug)"
+    ], result.stderr
+    assert "Traceback" not in result.stderr
+    assert "+apiVersion: scheduling.k8s.io/v1beta1" in result.stdout
+
+
 def test_internal_errors_of_forked_workers_reach_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With --jobs 2 the per-object rules run in workers: every crash still comes back, once."""
     from waslint.io import batch
