@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 from waslint import __version__
+from waslint.core.failure import (
+    RUN_FAILED,
+    RunFailure,
+    install_termination_handler,
+    internal_error_line,
+    run_failure_line,
+    take_debug_flag,
+)
 from waslint.knowledge.releases import default_target, fix_target, parse_release, supported_text
 
 if TYPE_CHECKING:
@@ -19,8 +28,62 @@ if TYPE_CHECKING:
     from waslint.lint.engine import LintResult
     from waslint.lint.options import LintOptions
 
+
+class GuardedGroup(TyperGroup):
+    """The exit-status contract (../shared/spec/cli.md, core/failure.py) for every command: status 1
+    is only ever a command's own verdict on findings. A usage error, an aborted prompt, an
+    exception nobody expected: status 2 and one line on stderr (the traceback with --debug)."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        import errno
+
+        from typer import _click
+
+        standalone = standalone_mode
+        arguments = take_debug_flag(list(sys.argv[1:] if args is None else args))
+        if not standalone:
+            return super().main(arguments, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            status = super().main(arguments, prog_name, complete_var, standalone_mode=False, **extra)
+        except _click.exceptions.ClickException as error:
+            error.show()
+            sys.exit(RUN_FAILED)
+        except _click.exceptions.Abort:
+            sys.stderr.write("waslint: aborted\n")
+            sys.exit(RUN_FAILED)
+        except RunFailure as error:
+            sys.stderr.write(run_failure_line(error) + "\n")
+            sys.exit(RUN_FAILED)
+        except OSError as error:
+            if error.errno == errno.EPIPE:  # the reader went away (`| head`): nothing more to say
+                sys.stdout = _click.utils.PacifyFlushWrapper(sys.stdout)
+                sys.exit(0)
+            sys.stderr.write(internal_error_line(error, _command_name(arguments)) + "\n")
+            sys.exit(RUN_FAILED)
+        except Exception as error:
+            sys.stderr.write(internal_error_line(error, _command_name(arguments)) + "\n")
+            sys.exit(RUN_FAILED)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+def _command_name(arguments: list[str]) -> str:
+    words = [word for word in arguments if not word.startswith("-")][:2]
+    if words[:1] == ["snapshot"]:
+        return " ".join(words)
+    return words[0] if words else ""
+
+
 app = typer.Typer(
     name="waslint",
+    cls=GuardedGroup,
     help="Lint, fix and check Kubernetes Workload-Aware Scheduling manifests.",
     add_completion=False,
     no_args_is_help=True,
@@ -424,17 +487,27 @@ LookupOption = Annotated[
 ]
 
 JobsOption = Annotated[
-    int | None, typer.Option("--jobs", "-j", help="Worker processes (default: the cores); output identical to one.")
+    int | None,
+    typer.Option(
+        "--jobs", "-j", help="Worker processes (default: the cores; capped at 4 per core); output identical to one."
+    ),
 ]
 
 
 def _jobs(jobs: int | None) -> int:
-    from waslint.core.parallel import default_jobs
+    from waslint.core.parallel import JOBS_PER_CORE, default_jobs, max_jobs
 
     if jobs is None:
         return default_jobs()
     if jobs < 1:
         fail(f"--jobs: {jobs} is not a positive number of worker processes")
+    if jobs > max_jobs():
+        typer.echo(
+            f"waslint: warning: --jobs {jobs}: capped at {max_jobs()} ({JOBS_PER_CORE} per core on"
+            f" {default_jobs()} cores)",
+            err=True,
+        )
+        return max_jobs()
     return jobs
 
 
@@ -794,6 +867,7 @@ def audit(
 
 
 def main() -> None:
+    install_termination_handler()
     try:
         app()
     except KeyboardInterrupt:
