@@ -20,6 +20,7 @@ from waslint.core.failure import (
     run_failure_line,
     take_debug_flag,
 )
+from waslint.escape.terminal import printable
 from waslint.knowledge.releases import default_target, fix_target, parse_release, supported_text
 
 if TYPE_CHECKING:
@@ -647,6 +648,8 @@ def feasibility(
         outcome = run(request)
     except UsageError as err:
         fail(str(err))
+    for warning in dict.fromkeys(outcome.warnings):
+        typer.echo(f"waslint: warning: {printable(warning)}", err=True)
     write_output(outcome.text, output)
     raise typer.Exit(outcome.status)
 

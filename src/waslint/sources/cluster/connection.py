@@ -85,6 +85,26 @@ def _token_expiry(token: str) -> datetime.datetime | None:
         return None
 
 
+def check_kubeconfig(path: str) -> None:
+    """Read the kubeconfig as every input is read (a regular file, bounded, YAML nesting limited)
+    before the client does: a FIFO, /dev/zero, a tab or an unclosed bracket is one located line."""
+    from waslint.io.loader import MAX_FILE_BYTES, parse_bytes
+    from waslint.io.reading import InputError, read_bounded
+
+    if not os.path.exists(path):
+        return  # the client says it is missing, and names the in-cluster alternative
+    try:
+        raw = read_bounded(path, MAX_FILE_BYTES)
+    except InputError as error:
+        raise ClusterError(f"kubeconfig {error}") from None
+    source = parse_bytes(path, raw)
+    for problem in source.problems:
+        raise ClusterError(f"kubeconfig {path}:{problem.line}:{problem.column}: {problem.message}")
+    data = source.documents[0].data if len(source.documents) == 1 else None
+    if not isinstance(data, dict):
+        raise ClusterError(f"kubeconfig {path}: not a kubeconfig (a YAML mapping with clusters, users, contexts)")
+
+
 class Connection:
     """GET requests against one cluster; `context` names it in findings (`cluster://<context>/...`)."""
 
@@ -104,7 +124,9 @@ class Connection:
                 self.context = options.context or "in-cluster"
             else:
                 self.context = self._load_kubeconfig(options, configuration)
-        except (ConfigException, OSError, ValueError, TypeError) as error:
+        except ClusterError:
+            raise
+        except (ConfigException, Exception) as error:  # whatever a wrong kubeconfig makes the client raise
             where = options.kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
             detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise ClusterError(f"kubeconfig {where}: {detail}") from None
@@ -129,6 +151,7 @@ class Connection:
         from kubernetes.config import kube_config
 
         config_file = options.kubeconfig or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] or None
+        check_kubeconfig(os.path.expanduser(config_file or "~/.kube/config"))
         contexts, active = kube_config.list_kube_config_contexts(config_file=config_file)
         name = options.context or (active or {}).get("name")
         if options.context and not any(context.get("name") == options.context for context in contexts):
