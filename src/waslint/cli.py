@@ -162,9 +162,15 @@ PathsArgument = Annotated[
 
 
 def fail(message: str) -> NoReturn:
-    """A failure of the run itself (usage, config, unreadable path): exit status 2."""
-    typer.echo(f"waslint: error: {message}", err=True)
+    """A failure of the run itself (usage, config, unreadable path): exit status 2. The message may
+    quote a server or a file name: its control characters are shown, never sent (escape/terminal)."""
+    typer.echo(f"waslint: error: {printable(message)}", err=True)
     raise typer.Exit(2)
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr, escaped like `fail`."""
+    typer.echo(f"waslint: warning: {printable(message)}", err=True)
 
 
 def _version_callback(value: bool) -> None:
@@ -357,10 +363,10 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
 
         problem = append_step_summary(report, summary_path)
         if problem:
-            typer.echo(f"waslint: warning: {problem}", err=True)
+            warn(problem)
     if fmt not in ("text", "json"):
         for entry in result.skipped:
-            typer.echo(f"waslint: skipped {entry}", err=True)
+            typer.echo(printable(f"waslint: skipped {entry}"), err=True)
 
 
 def write_output(text: str, output: str | None) -> None:
@@ -439,7 +445,7 @@ def lint(
         runs.append((result, threshold))
     result = merge_results([run[0] for run in runs])
     for warning in dict.fromkeys(w for run, _ in runs for w in _snapshot_warnings(run)):
-        typer.echo(f"waslint: warning: {warning}", err=True)
+        warn(warning)
     if write_baseline is not None:
         _write_baseline(result, write_baseline)
         raise typer.Exit(0)
@@ -447,7 +453,7 @@ def lint(
         _apply_baseline(result, [run[0] for run in runs], baseline)
     emit_report(result, display, options.target)
     for message in result.internal_errors:
-        typer.echo(f"waslint: {message}", err=True)
+        typer.echo(printable(f"waslint: {message}"), err=True)
     raise typer.Exit(max(exit_status(run_result, threshold) for run_result, threshold in runs))
 
 
@@ -649,7 +655,7 @@ def feasibility(
     except UsageError as err:
         fail(str(err))
     for warning in dict.fromkeys(outcome.warnings):
-        typer.echo(f"waslint: warning: {printable(warning)}", err=True)
+        warn(warning)
     write_output(outcome.text, output)
     raise typer.Exit(outcome.status)
 
@@ -719,7 +725,7 @@ def connect_cluster(kubeconfig: str | None, context: str | None, request_timeout
     except ClusterError as err:
         fail(str(err))
     if connection.insecure:
-        typer.echo(f"waslint: warning: TLS is not verified for context {connection.context} (kubeconfig)", err=True)
+        warn(f"TLS is not verified for context {connection.context} (kubeconfig)")
     return connection
 
 
@@ -737,7 +743,7 @@ def _live_schemas(kubeconfig: str | None, context: str | None) -> tuple[str, Any
     except ClusterError as err:
         fail(str(err))
     for problem in problems:
-        typer.echo(f"waslint: warning: {problem}", err=True)
+        warn(problem)
     return discovery.server_version, release_of(discovery.server_version), schemas
 
 
@@ -773,21 +779,29 @@ def snapshot_capture(
 ) -> None:
     """Write a snapshot of a live cluster (Nodes, Pods' requests, PriorityClasses, ResourceSlices, KAI Queues,
     Kueue Topologies) for `feasibility`. GET only; never Secrets, ConfigMaps, env, command or volumes."""
-    from waslint.sources.cluster.capture import CaptureOptions, capture
+    from waslint.sources.cluster.capture import CaptureOptions, OutputRefused, capture, check_output
     from waslint.sources.cluster.connection import ClusterError
 
+    try:
+        check_output(output)
+    except OutputRefused as err:
+        fail(str(err))
     connection = connect_cluster(kubeconfig, context, request_timeout)
     options = CaptureOptions(output, namespace, selector, node_selector, redact_names, page_size)
     try:
         result = capture(connection, options)
     except ClusterError as err:
         fail(str(err))
+    except OutputRefused as err:
+        fail(str(err))
     except OSError as err:
         fail(f"cannot write {output}: {err.strerror or err}")
     for warning in result.warnings:
-        typer.echo(f"waslint: warning: {warning}", err=True)
+        warn(warning)
     where = "stdout" if output == "-" else output
-    typer.echo(f"waslint: captured {result.summary()} from context {connection.context} into {where}", err=True)
+    typer.echo(
+        printable(f"waslint: captured {result.summary()} from context {connection.context} into {where}"), err=True
+    )
 
 
 class _Progress:
@@ -856,15 +870,15 @@ def audit(
         fail(str(err))
     progress.done()
     for warning in result.warnings:
-        typer.echo(f"waslint: warning: {warning}", err=True)
+        warn(warning)
     if fmt == "markdown":
         write_output(render_markdown(result), output)
     else:
         for item in result.verdict:
-            typer.echo(f"waslint: before {result.target}: {item}", err=True)
+            typer.echo(printable(f"waslint: before {result.target}: {item}"), err=True)
         emit_report(result.lint, Display(fmt, output).checked(), options.target)
     for message in result.lint.internal_errors:
-        typer.echo(f"waslint: {message}", err=True)
+        typer.echo(printable(f"waslint: {message}"), err=True)
     status = exit_status(result.lint, threshold)
     raise typer.Exit(1 if status == 0 and result.verdict and threshold != "never" else status)
 
