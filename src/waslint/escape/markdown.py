@@ -1,8 +1,9 @@
 """Markdown (GitHub's): text from a finding or a server in a table cell or a code span.
 
-In a cell, every ASCII punctuation character that Markdown or HTML gives a meaning to is
-backslash-escaped (CommonMark: any escaped punctuation is literal), so a value can open no
-link, image, emphasis or raw HTML, and `|` cannot split the row. A code span takes a backtick
+In a cell (or a list item), the punctuation that opens inline structure is backslash-escaped
+(CommonMark: escaped ASCII punctuation is literal): backslash, backtick, `*`, `_`, `[`, `]`,
+`<`, `>`, `&`, `~`, `$` (GitHub's math) and `|`, so a value can open no code span, emphasis,
+link, image, raw HTML, entity or math, and cannot split the row. A code span takes a backtick
 fence longer than any run of backticks inside it. Control characters are shown (`terminal`).
 """
 
@@ -12,7 +13,7 @@ import re
 
 from waslint.escape.terminal import printable
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~&\"'=$-])")
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~$])")
 _BACKTICKS = re.compile("`+")
 
 
