@@ -273,11 +273,11 @@ class ListWriter:
     """Writes `{"apiVersion": "v1", "kind": "List", "items": [...]}` one item at a time (JSON or YAML),
     counting what it wrote against `limit`."""
 
-    def __init__(self, stream: IO[str], as_yaml: bool, limit: int = MAX_SNAPSHOT_BYTES) -> None:
+    def __init__(self, stream: IO[str], as_yaml: bool, limit: int | None = None) -> None:
         self.stream = stream
         self.as_yaml = as_yaml
         self.count = 0
-        self.limit = limit
+        self.limit = MAX_SNAPSHOT_BYTES if limit is None else limit
         self.written = 0
         if as_yaml:
             self._put("apiVersion: v1\nkind: List\nitems:\n")
@@ -288,7 +288,7 @@ class ListWriter:
         self.written += len(text)  # characters: the JSON is ASCII, the YAML nearly so
         if self.written > self.limit:
             raise SnapshotTooLarge(
-                f"the snapshot passed {self.limit // 2**20} MiB, the most `--snapshot` reads; capture less"
+                f"the snapshot passed {self.limit / 2**20:g} MiB, the most `--snapshot` reads; capture less"
                 " (--namespace, --selector, --node-selector)"
             )
         self.stream.write(text)
