@@ -184,6 +184,13 @@ def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version and exit.")
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="On an internal error, print the traceback too (also after the command, or WASLINT_DEBUG=1).",
+        ),
+    ] = False,
 ) -> None:
     """waslint: lint, fix and check feasibility of Kubernetes Workload-Aware Scheduling manifests."""
 
@@ -707,9 +714,19 @@ KubeconfigOption = Annotated[
 ]
 ContextOption = Annotated[str | None, typer.Option("--context", help="Kubeconfig context (default: the current one).")]
 TimeoutOption = Annotated[
-    str, typer.Option("--request-timeout", help="Give up on one request after this long: 30s, 2m, 500ms.")
+    str,
+    typer.Option(
+        "--request-timeout",
+        help="Give up on one request (connect to last byte) after this long: 30s, 2m, 500ms. Replies are"
+        " also refused past 64 MiB.",
+    ),
 ]
-PageSizeOption = Annotated[int, typer.Option("--page-size", min=1, max=10000, help="Items per list request.")]
+PageSizeOption = Annotated[
+    int,
+    typer.Option(
+        "--page-size", min=1, max=10000, help="Items per list request (a page must fit the 64 MiB reply limit)."
+    ),
+]
 
 
 def connect_cluster(kubeconfig: str | None, context: str | None, request_timeout: str) -> Any:
