@@ -178,28 +178,20 @@ def test_the_same_node_twice_is_counted_once_with_a_warning(tmp_path: Path) -> N
     assert f"{len(nodes)} Node item(s) appear more than once" in doubled.stderr
 
 
-CYCLE = """\
-apiVersion: scheduling.k8s.io/v1alpha3
-kind: CompositePodGroup
-metadata: {name: a, namespace: ml}
-spec:
-  parentCompositePodGroupName: b
-  schedulingPolicy: {gang: {minGroupCount: 1}}
----
-apiVersion: scheduling.k8s.io/v1alpha3
-kind: CompositePodGroup
-metadata: {name: b, namespace: ml}
-spec:
-  parentCompositePodGroupName: a
-  schedulingPolicy: {gang: {minGroupCount: 1}}
----
-apiVersion: scheduling.k8s.io/v1beta1
-kind: PodGroup
-metadata: {name: workers, namespace: ml}
-spec:
-  parentCompositePodGroupName: a
-  schedulingPolicy: {gang: {minCount: 1}}
-"""
+def _member(kind: str, version: str, name: str, parent: str, policy: str) -> str:
+    return (
+        f"apiVersion: scheduling.k8s.io/{version}\nkind: {kind}\nmetadata: {{name: {name}, namespace: ml}}\n"
+        f"spec:\n  parentCompositePodGroupName: {parent}\n  schedulingPolicy: {{gang: {{{policy}: 1}}}}\n"
+    )
+
+
+CYCLE = "---\n".join(
+    [
+        _member("CompositePodGroup", "v1alpha3", "a", "b", "minGroupCount"),
+        _member("CompositePodGroup", "v1alpha3", "b", "a", "minGroupCount"),
+        _member("PodGroup", "v1beta1", "workers", "a", "minCount"),
+    ]
+)
 
 
 def test_a_cycle_of_composite_pod_groups_is_a_reported_problem(tmp_path: Path) -> None:

@@ -11,6 +11,20 @@ from waslint.objects.kobject import KObject, as_map, as_str
 from waslint.objects.quantity import range_problem
 from waslint.objects.walks import POD_TEMPLATE_KINDS, containers, pod_templates
 
+_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  containers:
+  - name: main
+    image: trainer:1.0
+    resources:
+      requests:
+        memory: {memory}
+"""
+
 
 @register
 class QuantityOutOfRange(Rule):
@@ -31,32 +45,8 @@ class QuantityOutOfRange(Rule):
         ' parse as a 64-bit integer is rejected: "unable to parse quantity\'s suffix"). A value'
         " past that is rejected or silently becomes another number; no node can hold it."
     )
-    example = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: trainer
-spec:
-  containers:
-  - name: main
-    image: trainer:1.0
-    resources:
-      requests:
-        memory: "1e5000"
-"""
-    use_instead = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: trainer
-spec:
-  containers:
-  - name: main
-    image: trainer:1.0
-    resources:
-      requests:
-        memory: 64Gi
-"""
+    example = _POD.format(memory='"1e5000"')
+    use_instead = _POD.format(memory="64Gi")
     kinds = POD_TEMPLATE_KINDS
     text_trigger = "resources"
 
