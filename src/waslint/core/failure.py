@@ -15,7 +15,6 @@ import contextlib
 import os
 import signal
 import sys
-import traceback
 from collections.abc import Iterator
 from typing import Any
 
@@ -63,6 +62,8 @@ def one_line(text: str, limit: int = 300) -> str:
 
 def internal_error_line(error: BaseException, command: str) -> str:
     """The one line of an unexpected exception; with debugging on, the traceback goes first."""
+    import traceback  # only a failing run pays for it
+
     from waslint.escape.terminal import printable
 
     if debug_enabled():
