@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "waslint"
 
 # Low to high; a module may import its own layer and the layers before it.
 LAYERS = (
+    "escape",
     "core",
     "knowledge",
     "io",

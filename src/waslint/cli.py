@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 from waslint import __version__
+from waslint.core.failure import (
+    RUN_FAILED,
+    RunFailure,
+    install_termination_handler,
+    internal_error_line,
+    run_failure_line,
+    take_debug_flag,
+)
+from waslint.escape.terminal import printable
 from waslint.knowledge.releases import default_target, fix_target, parse_release, supported_text
 
 if TYPE_CHECKING:
@@ -19,8 +29,62 @@ if TYPE_CHECKING:
     from waslint.lint.engine import LintResult
     from waslint.lint.options import LintOptions
 
+
+class GuardedGroup(TyperGroup):
+    """The exit-status contract (core/failure.py) for every command: status 1
+    is only ever a command's own verdict on findings. A usage error, an aborted prompt, an
+    exception nobody expected: status 2 and one line on stderr (the traceback with --debug)."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        import errno
+
+        from typer import _click
+
+        standalone = standalone_mode
+        arguments = take_debug_flag(list(sys.argv[1:] if args is None else args))
+        if not standalone:
+            return super().main(arguments, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            status = super().main(arguments, prog_name, complete_var, standalone_mode=False, **extra)
+        except _click.exceptions.ClickException as error:
+            error.show()
+            sys.exit(RUN_FAILED)
+        except _click.exceptions.Abort:
+            sys.stderr.write("waslint: aborted\n")
+            sys.exit(RUN_FAILED)
+        except RunFailure as error:
+            sys.stderr.write(run_failure_line(error) + "\n")
+            sys.exit(RUN_FAILED)
+        except OSError as error:
+            if error.errno == errno.EPIPE:  # the reader went away (`| head`): nothing more to say
+                sys.stdout = _click.utils.PacifyFlushWrapper(sys.stdout)
+                sys.exit(0)
+            sys.stderr.write(internal_error_line(error, _command_name(arguments)) + "\n")
+            sys.exit(RUN_FAILED)
+        except Exception as error:
+            sys.stderr.write(internal_error_line(error, _command_name(arguments)) + "\n")
+            sys.exit(RUN_FAILED)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+def _command_name(arguments: list[str]) -> str:
+    words = [word for word in arguments if not word.startswith("-")][:2]
+    if words[:1] == ["snapshot"]:
+        return " ".join(words)
+    return words[0] if words else ""
+
+
 app = typer.Typer(
     name="waslint",
+    cls=GuardedGroup,
     help="Lint, fix and check Kubernetes Workload-Aware Scheduling manifests.",
     add_completion=False,
     no_args_is_help=True,
@@ -98,9 +162,15 @@ PathsArgument = Annotated[
 
 
 def fail(message: str) -> NoReturn:
-    """A failure of the run itself (usage, config, unreadable path): exit status 2."""
-    typer.echo(f"waslint: error: {message}", err=True)
+    """A failure of the run itself (usage, config, unreadable path): exit status 2. The message may
+    quote a server or a file name: its control characters are shown, never sent (escape/terminal)."""
+    typer.echo(f"waslint: error: {printable(message)}", err=True)
     raise typer.Exit(2)
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr, escaped like `fail`."""
+    typer.echo(f"waslint: warning: {printable(message)}", err=True)
 
 
 def _version_callback(value: bool) -> None:
@@ -113,6 +183,13 @@ def _version_callback(value: bool) -> None:
 def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version and exit.")
+    ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="On an internal error, print the traceback too (also after the command, or WASLINT_DEBUG=1).",
+        ),
     ] = False,
 ) -> None:
     """waslint: lint, fix and check feasibility of Kubernetes Workload-Aware Scheduling manifests."""
@@ -293,10 +370,10 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
 
         problem = append_step_summary(report, summary_path)
         if problem:
-            typer.echo(f"waslint: warning: {problem}", err=True)
+            warn(problem)
     if fmt not in ("text", "json"):
         for entry in result.skipped:
-            typer.echo(f"waslint: skipped {entry}", err=True)
+            typer.echo(printable(f"waslint: skipped {entry}"), err=True)
 
 
 def write_output(text: str, output: str | None) -> None:
@@ -375,7 +452,7 @@ def lint(
         runs.append((result, threshold))
     result = merge_results([run[0] for run in runs])
     for warning in dict.fromkeys(w for run, _ in runs for w in _snapshot_warnings(run)):
-        typer.echo(f"waslint: warning: {warning}", err=True)
+        warn(warning)
     if write_baseline is not None:
         _write_baseline(result, write_baseline)
         raise typer.Exit(0)
@@ -383,7 +460,7 @@ def lint(
         _apply_baseline(result, [run[0] for run in runs], baseline)
     emit_report(result, display, options.target)
     for message in result.internal_errors:
-        typer.echo(f"waslint: {message}", err=True)
+        typer.echo(printable(f"waslint: {message}"), err=True)
     raise typer.Exit(max(exit_status(run_result, threshold) for run_result, threshold in runs))
 
 
@@ -424,17 +501,27 @@ LookupOption = Annotated[
 ]
 
 JobsOption = Annotated[
-    int | None, typer.Option("--jobs", "-j", help="Worker processes (default: the cores); output identical to one.")
+    int | None,
+    typer.Option(
+        "--jobs", "-j", help="Worker processes (default: the cores; capped at 4 per core); output identical to one."
+    ),
 ]
 
 
 def _jobs(jobs: int | None) -> int:
-    from waslint.core.parallel import default_jobs
+    from waslint.core.parallel import JOBS_PER_CORE, default_jobs, max_jobs
 
     if jobs is None:
         return default_jobs()
     if jobs < 1:
         fail(f"--jobs: {jobs} is not a positive number of worker processes")
+    if jobs > max_jobs():
+        typer.echo(
+            f"waslint: warning: --jobs {jobs}: capped at {max_jobs()} ({JOBS_PER_CORE} per core on"
+            f" {default_jobs()} cores)",
+            err=True,
+        )
+        return max_jobs()
     return jobs
 
 
@@ -574,6 +661,8 @@ def feasibility(
         outcome = run(request)
     except UsageError as err:
         fail(str(err))
+    for warning in dict.fromkeys(outcome.warnings):
+        warn(warning)
     write_output(outcome.text, output)
     raise typer.Exit(outcome.status)
 
@@ -625,9 +714,19 @@ KubeconfigOption = Annotated[
 ]
 ContextOption = Annotated[str | None, typer.Option("--context", help="Kubeconfig context (default: the current one).")]
 TimeoutOption = Annotated[
-    str, typer.Option("--request-timeout", help="Give up on one request after this long: 30s, 2m, 500ms.")
+    str,
+    typer.Option(
+        "--request-timeout",
+        help="Give up on one request (connect to last byte) after this long: 30s, 2m, 500ms. Replies are"
+        " also refused past 64 MiB.",
+    ),
 ]
-PageSizeOption = Annotated[int, typer.Option("--page-size", min=1, max=10000, help="Items per list request.")]
+PageSizeOption = Annotated[
+    int,
+    typer.Option(
+        "--page-size", min=1, max=10000, help="Items per list request (a page must fit the 64 MiB reply limit)."
+    ),
+]
 
 
 def connect_cluster(kubeconfig: str | None, context: str | None, request_timeout: str) -> Any:
@@ -643,7 +742,7 @@ def connect_cluster(kubeconfig: str | None, context: str | None, request_timeout
     except ClusterError as err:
         fail(str(err))
     if connection.insecure:
-        typer.echo(f"waslint: warning: TLS is not verified for context {connection.context} (kubeconfig)", err=True)
+        warn(f"TLS is not verified for context {connection.context} (kubeconfig)")
     return connection
 
 
@@ -661,7 +760,7 @@ def _live_schemas(kubeconfig: str | None, context: str | None) -> tuple[str, Any
     except ClusterError as err:
         fail(str(err))
     for problem in problems:
-        typer.echo(f"waslint: warning: {problem}", err=True)
+        warn(problem)
     return discovery.server_version, release_of(discovery.server_version), schemas
 
 
@@ -697,21 +796,29 @@ def snapshot_capture(
 ) -> None:
     """Write a snapshot of a live cluster (Nodes, Pods' requests, PriorityClasses, ResourceSlices, KAI Queues,
     Kueue Topologies) for `feasibility`. GET only; never Secrets, ConfigMaps, env, command or volumes."""
-    from waslint.sources.cluster.capture import CaptureOptions, capture
+    from waslint.sources.cluster.capture import CaptureOptions, OutputRefused, capture, check_output
     from waslint.sources.cluster.connection import ClusterError
 
+    try:
+        check_output(output)
+    except OutputRefused as err:
+        fail(str(err))
     connection = connect_cluster(kubeconfig, context, request_timeout)
     options = CaptureOptions(output, namespace, selector, node_selector, redact_names, page_size)
     try:
         result = capture(connection, options)
     except ClusterError as err:
         fail(str(err))
+    except OutputRefused as err:
+        fail(str(err))
     except OSError as err:
         fail(f"cannot write {output}: {err.strerror or err}")
     for warning in result.warnings:
-        typer.echo(f"waslint: warning: {warning}", err=True)
+        warn(warning)
     where = "stdout" if output == "-" else output
-    typer.echo(f"waslint: captured {result.summary()} from context {connection.context} into {where}", err=True)
+    typer.echo(
+        printable(f"waslint: captured {result.summary()} from context {connection.context} into {where}"), err=True
+    )
 
 
 class _Progress:
@@ -780,20 +887,21 @@ def audit(
         fail(str(err))
     progress.done()
     for warning in result.warnings:
-        typer.echo(f"waslint: warning: {warning}", err=True)
+        warn(warning)
     if fmt == "markdown":
         write_output(render_markdown(result), output)
     else:
         for item in result.verdict:
-            typer.echo(f"waslint: before {result.target}: {item}", err=True)
+            typer.echo(printable(f"waslint: before {result.target}: {item}"), err=True)
         emit_report(result.lint, Display(fmt, output).checked(), options.target)
     for message in result.lint.internal_errors:
-        typer.echo(f"waslint: {message}", err=True)
+        typer.echo(printable(f"waslint: {message}"), err=True)
     status = exit_status(result.lint, threshold)
     raise typer.Exit(1 if status == 0 and result.verdict and threshold != "never" else status)
 
 
 def main() -> None:
+    install_termination_handler()
     try:
         app()
     except KeyboardInterrupt:

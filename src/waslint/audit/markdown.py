@@ -6,17 +6,14 @@ import datetime
 from collections import Counter
 
 from waslint.audit.run import AuditResult, served_was_versions
+from waslint.escape import markdown
 from waslint.knowledge.gates import gate_table
 from waslint.objects.kobject import SCHEDULING
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines.extend("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows)
+    lines = ["| " + " | ".join(markdown.cell(cell) for cell in header) + " |", "|" + "---|" * len(header)]
+    lines.extend("| " + " | ".join(markdown.cell(cell) for cell in row) + " |" for row in rows)
     return lines
 
 
@@ -25,7 +22,7 @@ def _verdict(result: AuditResult) -> list[str]:
     if result.verdict:
         lines.append(f"Before this cluster runs {result.target}:")
         lines.append("")
-        lines.extend(f"- {item}" for item in result.verdict)
+        lines.extend(f"- {markdown.cell(item)}" for item in result.verdict)
     else:
         lines.append(
             f"Nothing on this cluster blocks {result.target} (see the findings below for object-level issues)."
@@ -74,7 +71,7 @@ def _gates(result: AuditResult) -> list[str]:
     unknown = result.gates.unknown()
     if unknown:
         lines += ["", "Unknown (not read, so not assumed off):", ""]
-        lines.extend(f"- {c.component} {c.instance}: {c.problem}" for c in unknown)
+        lines.extend(f"- {markdown.cell(f'{c.component} {c.instance}: {c.problem}')}" for c in unknown)
     return lines
 
 
@@ -121,15 +118,16 @@ def _findings(result: AuditResult) -> list[str]:
 def render_markdown(result: AuditResult, now: datetime.datetime | None = None) -> str:
     when = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     head = [
-        f"# waslint audit: `{result.context}` ({result.server_version or 'unknown version'}), target {result.target}",
+        f"# waslint audit: {markdown.code(result.context)}"
+        f" ({markdown.cell(result.server_version or 'unknown version')}), target {result.target}",
         "",
-        f"Server {result.server}, read {when}: {result.collection.objects_read} objects read,"
+        f"Server {markdown.cell(result.server)}, read {when}: {result.collection.objects_read} objects read,"
         f" {len(result.collection.sources)} linted, GET requests only.",
         "",
     ]
     sections = [_verdict(result), _served(result), _gates(result), _objects(result), _growth(result), _findings(result)]
     if result.warnings:
-        sections.append(["## Warnings", "", *[f"- {warning}" for warning in result.warnings]])
+        sections.append(["## Warnings", "", *[f"- {markdown.cell(warning)}" for warning in result.warnings]])
     body = head
     for section in sections:
         body += [*section, ""]

@@ -232,7 +232,9 @@ def _apply(config: Config, key: str, value: Any, source: str, known: Collection[
             raise ConfigError(f"{where}: expected a namespace name")
         config.namespace = value
     elif key == "scopes":
-        config.scopes = [glob.removeprefix("./").strip("/") for glob in _strings(value, where)]
+        if isinstance(value, str) and not value.strip():
+            raise ConfigError(f"{where}: an empty scope matches no folder (give folder globs, e.g. clusters/*)")
+        config.scopes = [_scope_glob(glob, where) for glob in _strings(value, where)]
     elif key == "inline-ignores":
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false")
@@ -266,6 +268,22 @@ def _duration(raw: Any, where: str) -> float:
     if seconds < 0 or isinstance(raw, bool):
         raise ConfigError(f"{where}: expected a duration such as 3600, 90s, 30m, 2h or 1d, got {raw!r}")
     return seconds
+
+
+def _scope_glob(glob: str, where: str) -> str:
+    """A scope is a folder glob inside the config's folder: `""`, `.`, `/`, an absolute path or a
+    `..` would match no folder (or the config's own), silently; each is a usage error."""
+    bare = glob.strip()
+    while bare.startswith("./"):
+        bare = bare[2:]
+    bare = bare.rstrip("/")
+    if glob.strip().startswith("/") and bare:
+        raise ConfigError(f"{where}: scope {glob!r} is absolute; scopes are folder globs relative to the config")
+    if bare in ("", "."):
+        raise ConfigError(f"{where}: scope {glob!r} names no folder below the config (e.g. clusters/*)")
+    if ".." in bare.split("/"):
+        raise ConfigError(f"{where}: scope {glob!r} leaves the config's folder; scopes are folders below it")
+    return bare
 
 
 def _strings(value: Any, where: str) -> list[str]:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # Rule families, in catalog order. Each module registers its rules on import.
 RULE_MODULES = (
     "waslint.lint.rules.input",
+    "waslint.lint.rules.quantity_range",
     "waslint.lint.rules.upstream",
     "waslint.lint.rules.migration",
     "waslint.lint.rules.claims",

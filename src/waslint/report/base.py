@@ -63,8 +63,9 @@ def source_root(start: str | None = None) -> str:
 
 
 def relative_path(path: str, root: str | None) -> str | None:
-    """`path` relative to `root` with `/` separators; None for stdin or a path outside the root."""
-    if path == "-":
+    """`path` relative to `root` with `/` separators; None for stdin, a path outside the root, or
+    a live object's `cluster://` URI (a URI is no file: `../` in it must never name one)."""
+    if path == "-" or path.startswith("cluster://"):
         return None
     base = os.path.abspath(root or os.getcwd())
     try:

@@ -33,8 +33,8 @@ def artifact_location(path: str, root: str) -> dict[str, str]:
     gets its absolute file: URI; a live object keeps its cluster:// URI."""
     if path == "-":
         return {"uri": "-"}
-    if path.startswith("cluster://"):  # a live object (waslint audit): already an absolute URI
-        return {"uri": quote(path, safe=":/")}
+    if path.startswith("cluster://"):  # a live object (waslint audit): each segment quoted (audit/collect.py)
+        return {"uri": quote(path, safe=":/%")}
     relative = relative_path(path, root)
     if relative is None:
         return {"uri": pathlib.Path(path).resolve().as_uri()}
