@@ -194,21 +194,31 @@ class CliRun:
 
 def in_process(*args: str, cwd: str | os.PathLike[str] | None = None) -> CliRun:
     """The CLI run in this process: the live-cluster tests run many commands, and a subprocess start
-    (interpreter, typer, the kubernetes client) costs more than the command. Each test module keeps
-    at least one real `python -m waslint` run."""
-    from typer.testing import CliRunner
+    (interpreter, the kubernetes client) costs more than the command. Each test module keeps at
+    least one real `python -m waslint` run."""
+    import contextlib
+    import io
 
-    from waslint.cli import app
+    from waslint.cli import run
 
+    out, err = io.StringIO(), io.StringIO()
+    saved = {name: os.environ.get(name) for name in ("NO_COLOR", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY")}
+    os.environ["NO_COLOR"] = "1"
+    os.environ.pop("GITHUB_ACTIONS", None)
+    os.environ.pop("GITHUB_STEP_SUMMARY", None)
     previous = os.getcwd()
     os.chdir(cwd or previous)
     try:
-        result = CliRunner(env={"NO_COLOR": "1", "GITHUB_ACTIONS": None}).invoke(app, list(args))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = run(list(args))
     finally:
         os.chdir(previous)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return CliRun(result.exit_code, result.stdout, result.stderr)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return CliRun(status, out.getvalue(), err.getvalue())
 
 
 # A child that drops root before it runs the CLI (CI runs as root, and root reads and writes any

@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer.main
 import yaml
 
 from conftest import ROOT
 from waslint import __version__
-from waslint.cli import app
+from waslint.cli import command_parser
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 README = (ROOT / "README.md").read_text()
@@ -25,9 +24,8 @@ EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 def _options(command: str) -> set[str]:
-    group = typer.main.get_command(app)
-    found = group.commands[command]  # type: ignore[attr-defined]
-    return {opt for param in found.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")}
+    parser = command_parser(command.split())
+    return {flag for action in parser._actions for flag in action.option_strings}
 
 
 def _waslint_calls(script: str) -> list[list[str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -130,13 +131,21 @@ def find_config(start: str | None = None) -> str | None:
         folder = parent
 
 
+# Where a pyproject.toml can hold waslint's table: `[tool.waslint]` (or `[tool."waslint".x]`), a
+# dotted `tool.waslint.x = ...`, or a `[tool]` table with `waslint...` keys. No match: no table.
+_TOOL_WASLINT = re.compile(
+    rb"""^[ \t]*(?:\[[ \t]*tool[ \t]*\.[ \t]*["']?waslint|tool[ \t]*\.[ \t]*["']?waslint|\[[ \t]*tool[ \t]*\])""",
+    re.MULTILINE,
+)
+
+
 def _has_tool_section(path: str) -> bool:
     try:
         content = read_bounded(path, MAX_FILE_BYTES)
     except InputError:
         return False
-    if b"waslint" not in content:
-        return False
+    if b"waslint" not in content or not _TOOL_WASLINT.search(content):
+        return False  # most pyproject.toml files: no TOML parser imported (2 ms of a hook's start)
     try:  # `[tool.waslint]`, `[tool.waslint.severity]`, or `[tool]` with `waslint.ignore = ...`
         return isinstance(_toml_tool_section(path, content), dict)
     except ConfigError:

@@ -30,10 +30,10 @@ import numbers
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from waslint.knowledge.releases import Release, parse_release
+from waslint.knowledge.tables import read_text
 
 __all__ = [
     "SchemaIssue",
@@ -76,8 +76,7 @@ def _release_dir(release: Release | str) -> str | None:
 
 
 def _read_json(release_dir: str, filename: str) -> Any:
-    resource = resources.files("waslint.knowledge") / "schemas" / release_dir / filename
-    return json.loads(resource.read_text(encoding="utf-8"))
+    return json.loads(read_text("schemas", release_dir, filename))
 
 
 @functools.cache

@@ -354,10 +354,16 @@ def _open_partial(output: str) -> tuple[IO[str], str]:
     return os.fdopen(os.open(temporary, flags, 0o644), "w", encoding="utf-8"), temporary
 
 
-def capture(connection: Connection, options: CaptureOptions, discovery: Discovery | None = None) -> CaptureResult:
+def capture(
+    connection: Connection,
+    options: CaptureOptions,
+    discovery: Discovery | None = None,
+    progress: Callable[[str], None] = lambda _message: None,
+) -> CaptureResult:
     """Write the snapshot to options.output ('-' for stdout); on failure, Ctrl-C or SIGTERM no
-    partial file is left."""
+    partial file is left. `progress` hears of each page read (the CLI's status line on a terminal)."""
     check_output(options.output)
+    progress("discovery")
     discovery = discovery or discover(connection, CAPTURED_GROUPS)
     redact = Redactor(options.redact_names)
     result = CaptureResult(warnings=list(discovery.problems))
@@ -373,6 +379,7 @@ def capture(connection: Connection, options: CaptureOptions, discovery: Discover
         for captured in CAPTURED:
             resource = discovery.preferred(captured.group, captured.plural)
             count = 0
+            progress(f"capturing {captured.label}")
             if resource is None:
                 if captured.required:
                     raise ClusterError(f"the cluster serves no {captured.plural} resource")
@@ -382,6 +389,8 @@ def capture(connection: Connection, options: CaptureOptions, discovery: Discover
                 for item in _items(connection, resource, captured, options, read):
                     writer.write(captured.reduce(item, redact))
                     count += 1
+                    if count % options.page_size == 0:
+                        progress(f"capturing {captured.label}: {count}")
             except RequestFailed as failure:
                 if captured.required:
                     raise
