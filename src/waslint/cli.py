@@ -26,6 +26,7 @@ from waslint.escape.terminal import printable
 if TYPE_CHECKING:
     from argparse import Namespace
 
+    from waslint.audit.run import AuditResult
     from waslint.io.config import Config
     from waslint.knowledge.releases import Release
     from waslint.lint.engine import LintResult
@@ -187,7 +188,10 @@ def resolve_format(fmt: str | None) -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
 
 
-def emit_report(result: LintResult, display: Display, target: Release) -> None:
+def emit_report(
+    result: LintResult, display: Display, target: Release, baselined: int = 0, audit: AuditResult | None = None
+) -> None:
+    """The report of a lint (or audit: `audit` adds the cluster and its verdict) in the chosen format."""
     from waslint.core.argparsing import terminal_columns
     from waslint.core.model import Severity
     from waslint.lint.registry import all_rules
@@ -201,7 +205,7 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
     color = fmt == "text" and display.output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     report = ReportInput(
         findings=findings,
-        files=len(result.files),
+        files=len(result.reported_files),
         documents=result.documents,
         target_version=str(target),
         sources={source.path: source.text for source in result.files},
@@ -214,6 +218,8 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
         width=terminal_columns(),
         root=source_root() if fmt in ("sarif", "github") else None,
         skipped=result.skipped,
+        baselined=baselined,
+        **(_audit_report_fields(audit) if audit is not None else {}),
     )
     if display.statistics:
         from waslint.report import statistics
@@ -232,6 +238,19 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
     if fmt not in ("text", "json"):
         for entry in result.skipped:
             say(f"waslint: skipped {entry}")
+
+
+def _audit_report_fields(audit: AuditResult) -> dict[str, Any]:
+    from waslint.report.base import Verdict
+
+    served: dict[str, list[str]] = {}
+    for resource in audit.discovery.resources:
+        versions = served.setdefault(resource.group or "core", [])
+        if resource.version not in versions:
+            versions.append(resource.version)
+    cluster: dict[str, Any] = {"context": audit.context, "server": audit.server, "server_version": audit.server_version}
+    cluster["served"] = {group: sorted(versions) for group, versions in sorted(served.items())}
+    return {"objects": True, "cluster": cluster, "verdict": Verdict(str(audit.target), list(audit.verdict))}
 
 
 def write_output(text: str, output: str | None) -> None:
@@ -277,9 +296,8 @@ def lint(a: Namespace) -> int:
     if a.write_baseline is not None:
         _write_baseline(result, a.write_baseline)
         return 0
-    if a.baseline is not None:
-        _apply_baseline(result, [run[0] for run in runs], a.baseline)
-    emit_report(result, display, options.target)
+    baselined = _apply_baseline(result, [run[0] for run in runs], a.baseline) if a.baseline is not None else 0
+    emit_report(result, display, options.target, baselined)
     for message in result.internal_errors:
         say(f"waslint: {message}")
     return max(exit_status(run_result, threshold) for run_result, threshold in runs)
@@ -301,6 +319,8 @@ def merge_results(results: list[LintResult]) -> LintResult:
     files = [source for r in results for source in r.files]
     merged = LintResult(findings, files, [message for r in results for message in r.internal_errors])
     merged.skipped = [entry for r in results for entry in r.skipped]
+    if any(r.reported is not None for r in results):
+        merged.reported = [source for r in results for source in r.reported_files]
     return merged
 
 
@@ -324,10 +344,12 @@ def _write_baseline(result: LintResult, path: str) -> None:
     say(f"waslint: wrote a baseline of {len(result.findings)} findings to {path}")
 
 
-def _apply_baseline(result: LintResult, runs: list[LintResult], path: str) -> None:
-    """Keep the findings the baseline does not cover, in the report and in each run's exit status."""
+def _apply_baseline(result: LintResult, runs: list[LintResult], path: str) -> int:
+    """Keep the findings the baseline does not cover, in the report and in each run's exit status.
+    Returns how many it left out (the summary says so)."""
     from waslint.lint.baseline import BaselineError, load_baseline, new_findings
 
+    before = len(result.findings)
     try:
         result.findings = new_findings(result.findings, load_baseline(path))
     except BaselineError as err:
@@ -335,6 +357,7 @@ def _apply_baseline(result: LintResult, runs: list[LintResult], path: str) -> No
     kept = {id(finding) for finding in result.findings}
     for run in runs:
         run.findings = [finding for finding in run.findings if id(finding) in kept]
+    return before - len(result.findings)
 
 
 def _set_cluster_inputs(options: LintOptions, snapshot: str | None, base: str | None, gates: str | None) -> None:
@@ -456,13 +479,16 @@ def _closest(text: str, names: list[str]) -> str:
 # -- live clusters (read only): snapshot capture and audit ------------------------------------------
 
 
+CLUSTER_EXTRA = 'pip install "waslint[cluster]"'
+
+
 def _cluster_client(command: str) -> None:
     """The cluster commands need the `cluster` extra (the kubernetes client); without it, the one line to run."""
     from waslint.sources.cluster import missing_client
 
     missing = missing_client()
     if missing:
-        fail(f'`waslint {command}` needs the {missing}, which the base install leaves out: pip install "waslint[cluster]"')
+        fail(f"`waslint {command}` needs the {missing}, which the base install leaves out: {CLUSTER_EXTRA}")
 
 
 def connect_cluster(kubeconfig: str | None, context: str | None, request_timeout: str, command: str) -> Any:
@@ -591,9 +617,10 @@ def audit(a: Namespace) -> int:
     if fmt == "markdown":
         write_output(render_markdown(result), a.output)
     else:
-        for item in result.verdict:
-            say(f"waslint: before {result.target}: {item}")
-        emit_report(result.lint, Display(fmt, a.output).checked(), options.target)
+        if fmt not in ("text", "json", "sarif"):  # the formats with no place for the verdict
+            for item in result.verdict:
+                say(f"waslint: before {result.target}: {item}")
+        emit_report(result.lint, Display(fmt, a.output).checked(), options.target, audit=result)
     for message in result.lint.internal_errors:
         say(f"waslint: {message}")
     status = exit_status(result.lint, threshold)

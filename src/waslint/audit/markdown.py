@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime
-from collections import Counter
 
 from waslint.audit.run import AuditResult, served_was_versions
 from waslint.escape import markdown
 from waslint.knowledge.gates import gate_table
 from waslint.objects.kobject import SCHEDULING
+from waslint.report.base import counts, plural
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -108,10 +108,14 @@ def _findings(result: AuditResult) -> list[str]:
     lines = ["## Findings", ""]
     if not findings:
         return [*lines, "No findings."]
-    by_severity = Counter(finding.severity.label for finding in findings)
-    lines.append(", ".join(f"{count} {severity}" for severity, count in sorted(by_severity.items())) + ".")
+    by = counts(findings)  # error, warning, info: most severe first
+    lines.append(
+        f"{plural(by['error'], 'error')}, {plural(by['warning'], 'warning')}, {by['info']} info"
+        f" in {plural(len(result.lint.files), 'object')}."
+    )
     lines.append("")
-    rows = [[f.severity.label, f"{f.code} {f.name}", f.path, f.message] for f in findings]
+    ordered = sorted(findings, key=lambda f: -f.severity)  # stable: path order within a severity
+    rows = [[f.severity.label, f"{f.code} {f.name}", f.path, f.message] for f in ordered]
     return lines + _table(["severity", "rule", "object", "message"], rows)
 
 

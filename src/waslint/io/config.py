@@ -12,11 +12,10 @@ from typing import Any
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity
-from waslint.io.loader import MAX_FILE_BYTES, parse_bytes
+from waslint.io.loader import CONFIG_NAMES, MAX_FILE_BYTES, parse_bytes
 from waslint.io.reading import InputError, read_bounded
 from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text
 
-CONFIG_NAMES = (".waslint.yaml", ".waslint.yml")
 KNOWN_KEYS = (
     "select",
     "ignore",

@@ -26,6 +26,7 @@ MAX_FILE_BYTES = DEFAULT_LIMIT
 MAX_EXPANDED_NODES = 500_000
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
+CONFIG_NAMES = (".waslint.yaml", ".waslint.yml")  # waslint's own config: never read as a manifest
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 

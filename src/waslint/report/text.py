@@ -43,6 +43,9 @@ def render(report: ReportInput) -> str:
     if report.show_fixes:
         out.extend(fix_lines(report))
         out.append("")
+    if report.verdict is not None:
+        out.extend(_verdict_lines(report, paint))
+        out.append("")
     if not report.quiet:
         summary = summary_line(report)
         out.append(paint(summary, "32") if not report.findings else summary)
@@ -53,6 +56,19 @@ def render(report: ReportInput) -> str:
     elif out and out[-1] == "":
         out.pop()
     return "\n".join(out) + "\n" if out else ""
+
+
+def _verdict_lines(report: ReportInput, paint: _Painter) -> list[str]:
+    """waslint audit: the upgrade verdict, each reason wrapped under its dash."""
+    assert report.verdict is not None
+    head, *reasons = report.verdict.lines()
+    lines = [paint(head, "1;31" if reasons else "32")]
+    width = max(report.width, 40)
+    for reason in reasons:
+        lines.extend(
+            textwrap.wrap(reason[4:], width, initial_indent="  - ", subsequent_indent="    ", break_on_hyphens=False)
+        )
+    return lines
 
 
 def render_concise(report: ReportInput) -> str:

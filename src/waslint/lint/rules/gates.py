@@ -45,7 +45,7 @@ def _build_inventory(ctx: Context) -> Inventory:
     objects = [obj for obj in ctx.index.objects if (obj.group, obj.kind) in SOURCE_KINDS]
     if ctx.gates is None:
         return build_inventory(objects)
-    return build_inventory(objects, ctx.gates.gates, ctx.gates.document, ctx.gates.path)
+    return build_inventory(objects, ctx.gates.gates, ctx.gates.document, ctx.gates.path, ctx.gates.from_metrics)
 
 
 def hit_at(rule: Rule, where: Where, message: str, severity: Severity | None = None) -> Hit:
@@ -80,6 +80,8 @@ def enable_advice(component: str, gates: list[str], where: Where | None) -> str:
         return f"add {fields} under featureGates of the kind Cluster (it reaches every component)"
     if component == KUBELET:
         return f"enable {flag} on the kubelets (KubeletConfiguration featureGates)"
+    if where is not None and where.metrics:
+        return f"start {component} with --feature-gates={flag} (its /metrics reports it off)"
     return f"start {component} with --feature-gates={flag} (the --gates inventory has it off)"
 
 
@@ -613,6 +615,8 @@ featureGates:
 
 
 def _where_words(where: Where) -> str:
+    if where.metrics:
+        return "the component's --feature-gates flag or config file (its /metrics reports it set)"
     if where.source == KIND:
         if where.path[:1] == ("featureGates",):
             return "featureGates of the kind Cluster"
