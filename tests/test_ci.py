@@ -20,6 +20,8 @@ from waslint.cli import command_parser
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 README = (ROOT / "README.md").read_text()
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS_TEXT = "\n".join(path.read_text() for path in DOCS)
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
@@ -122,13 +124,14 @@ def test_action_steps_run_sarif_upload_first_then_fail_with_annotations(tmp_path
     assert "title=WAS103" not in relaxed.stdout and "Kubernetes 1.36" in relaxed.stdout
 
 
-def _yaml_blocks(marker: str) -> list[Any]:
-    blocks = re.findall(r"```yaml\n(.*?)```", README, re.S)
+def yaml_blocks(marker: str) -> list[Any]:
+    """The YAML snippets of the README and docs/ that hold `marker`, parsed."""
+    blocks = re.findall(r"```yaml\n(.*?)```", DOCS_TEXT, re.S)
     return [yaml.safe_load(block) for block in blocks if marker in block]
 
 
 def test_readme_github_actions_workflow_uploads_sarif_even_with_findings() -> None:
-    workflows = _yaml_blocks("codeql-action/upload-sarif")
+    workflows = yaml_blocks("codeql-action/upload-sarif")
     assert workflows
     for workflow in workflows:
         steps = workflow["jobs"]["waslint"]["steps"]
@@ -149,7 +152,7 @@ def test_readme_github_actions_workflow_uploads_sarif_even_with_findings() -> No
 
 
 def test_readme_action_snippet_uses_declared_inputs() -> None:
-    snippets = _yaml_blocks("uses: OWNER/waslint@")
+    snippets = yaml_blocks("uses: OWNER/waslint@")
     assert snippets
     for snippet in snippets:
         steps = snippet["jobs"]["waslint"]["steps"]
@@ -160,7 +163,7 @@ def test_readme_action_snippet_uses_declared_inputs() -> None:
 
 def test_readme_pre_commit_snippet_pins_the_release_tag_and_real_hooks() -> None:
     hooks = {hook["id"] for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
-    configs = _yaml_blocks("rev:")
+    configs = yaml_blocks("rev:")
     assert configs
     for config in configs:
         for repo in config["repos"]:

@@ -36,7 +36,7 @@ from waslint.knowledge import schema
 jsonschema = pytest.importorskip("jsonschema")
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "src" / "waslint" / "knowledge" / "schemas"
-CORPUS = Path(__file__).resolve().parent.parent / "bench" / "out" / "corpus-5000"
+GEN_CORPUS = Path(__file__).resolve().parent.parent / "bench" / "gen_corpus.py"
 
 Issues = list[tuple[tuple[str | int, ...], str]]
 
@@ -440,22 +440,36 @@ def test_same_issues_for_garbage(target: tuple[str, str, str, str], value: Any, 
     assert _new(target, value, base) == _old(target, value, base)
 
 
-def _documents() -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def bench_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A benchmark corpus made here (bench/gen_corpus.py, seeded): a test never waits for bench/out."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_gen_corpus", GEN_CORPUS)
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = generator
+    spec.loader.exec_module(generator)
+    out = tmp_path_factory.mktemp("bench-corpus")
+    assert generator.main(["--out", str(out), "--docs", "1500", "--was-share", "0.3", "--seed", "1"]) == 0
+    return out
+
+
+def _documents(corpus: Path) -> Iterator[Any]:
     yaml = pytest.importorskip("yaml")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    for path in sorted(CORPUS.rglob("*")):
+    for path in sorted(corpus.rglob("*")):
         if path.suffix in (".yaml", ".yml", ".json"):
             text = path.read_text(encoding="utf-8")
             if "scheduling.k8s.io" in text:
                 yield from yaml.load_all(text, Loader=loader)
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="bench corpus not generated (python bench/run.py)")
-def test_same_issues_on_bench_corpus() -> None:
-    """Every WAS object of the benchmark corpus against every kind schema of every release."""
+def test_same_issues_on_bench_corpus(bench_corpus: Path) -> None:
+    """Every WAS object of a benchmark corpus against every kind schema of every release."""
     objects = [
         doc
-        for doc in _documents()
+        for doc in _documents(bench_corpus)
         if isinstance(doc, dict) and str(doc.get("apiVersion", "")).startswith("scheduling.k8s.io/")
     ]
     assert len(objects) > 100
