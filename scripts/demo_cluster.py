@@ -12,7 +12,8 @@ a PriorityClass, a KAI Queue, a Kueue Topology) over TLS on 127.0.0.1, writes a 
     waslint audit --kubeconfig demo-kubeconfig
 
 `--release 1.36` (the default) is a cluster before its upgrade: v1alpha2 objects stored, gates that
-disagree, so the audit has a verdict to give; `--release 1.37` is a clean 1.37 cluster.
+disagree, so the audit has a verdict to give; `--release 1.37` is a clean 1.37 cluster, and
+`--release 1.37 --rot` adds the runtime rot the WAS8xx rules look for (namespace `rot`).
 """
 
 from __future__ import annotations
@@ -35,11 +36,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--kubeconfig", default="demo-kubeconfig", help="where to write the kubeconfig (default: ./demo-kubeconfig)"
     )
+    parser.add_argument("--rot", action="store_true", help="1.37 only: add orphaned, degraded and stuck objects")
     args = parser.parse_args(argv)
+    if args.rot and args.release != "1.37":
+        parser.error("--rot goes with --release 1.37")
     sys.path.insert(0, str(TESTS))
     try:
         from apiserver import APIServer, make_tls
-        from clusters import cluster_136, cluster_137
+        from clusters import cluster_136, cluster_137, with_runtime_problems
     except ImportError as err:  # the clusters are built with the kubernetes client's models
         print(f"demo_cluster: {err.name or err}: install the cluster extra first: pip install '.[cluster]'")
         return 2
@@ -50,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with tempfile.TemporaryDirectory(prefix="waslint-demo-") as folder:
         cluster = cluster_136() if args.release == "1.36" else cluster_137()
+        if args.rot:
+            cluster = with_runtime_problems(cluster)
         with APIServer(cluster, make_tls(Path(folder))) as server:
             kubeconfig = server.write_kubeconfig(Path(args.kubeconfig).resolve(), context="demo")
             print(f"demo cluster (Kubernetes {cluster.git_version}) at {server.url}", flush=True)

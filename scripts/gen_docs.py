@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Regenerate the rule documentation from the registry.
 
-Writes docs/rules.md and the rule table between the `<!-- rules:start -->` and
-`<!-- rules:end -->` markers of README.md. `--check` changes nothing and exits 1 when either is stale.
+Writes docs/rules.md (the rule table, then every rule's documentation) and the rule table between
+the `<!-- rules:start -->` and `<!-- rules:end -->` markers of any other page of README.md and
+docs/ that has them. `--check` changes nothing and exits 1 when one is stale.
 """
 
 from __future__ import annotations
@@ -19,20 +20,29 @@ from waslint.lint.docs import rules_markdown, rules_reference_markdown  # noqa: 
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 
 
-def readme_with_table(readme: str) -> str:
-    head, rest = readme.split(START, 1)
+def with_table(page: str) -> str:
+    head, rest = page.split(START, 1)
     _, tail = rest.split(END, 1)
     return f"{head}{START}\n{rules_markdown()}{END}{tail}"
+
+
+def rules_page() -> str:
+    """docs/rules.md: the intro, the table, then each rule."""
+    reference = rules_reference_markdown()
+    intro, rules = reference.split("\n## ", 1)
+    return f"{intro}\n{START}\n{rules_markdown()}{END}\n\n## {rules}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="exit 1 if the generated docs are stale")
     args = parser.parse_args()
-    targets = {
-        ROOT / "README.md": readme_with_table((ROOT / "README.md").read_text(encoding="utf-8")),
-        ROOT / "docs" / "rules.md": rules_reference_markdown(),
-    }
+    rules = ROOT / "docs" / "rules.md"
+    targets = {rules: rules_page()}
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        if page != rules and START in text:
+            targets[page] = with_table(text)
     stale = [path for path, text in targets.items() if not path.exists() or path.read_text(encoding="utf-8") != text]
     if args.check:
         for path in stale:

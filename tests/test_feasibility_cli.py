@@ -140,10 +140,10 @@ def test_lint_with_snapshot_reports_was606_at_min_count() -> None:
     assert "Resources were found for 2 pods while 3 are required" in findings[0]["message"]
 
 
-def test_readme_feasibility_quickstart_shows_the_real_output() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_feasibility_page_shows_the_real_output() -> None:
+    page = (ROOT / "docs" / "feasibility.md").read_text()
     command = "waslint feasibility --snapshot fixtures/snapshots/cluster.yaml fixtures/feasibility/"
-    after = readme.split(f"```sh\n{command}\n```\n\n```\n", 1)[1]
+    after = page.split(f"```sh\n{command}\n```\n\n```\n", 1)[1]
     shown = after.split("\n```\n", 1)[0]
     result = run_cli(*command.split()[1:], cwd=ROOT, env={"NO_COLOR": "1"})
     assert result.stdout.rstrip("\n") == shown

@@ -449,9 +449,9 @@ def test_a_misspelt_gate_in_gates_names_the_closest_one(tmp_path: Path) -> None:
     assert run_cli("lint", "--gates", str(gates), str(DEMO)).returncode == 1
 
 
-def test_readme_shows_the_real_statistics_concise_and_show_fixes_output() -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Reading 500 findings", 1)[1].split("\n## ", 1)[0]
+def test_the_usage_page_shows_the_real_statistics_concise_and_show_fixes_output() -> None:
+    usage = (ROOT / "docs" / "usage.md").read_text()
+    section = usage.split("### Reading 500 findings", 1)[1].split("\n## ", 1)[0]
     outputs = re.findall(r"```\n(.*?)```", re.sub(r"```sh\n.*?```", "", section, flags=re.S), re.S)
     statistics = run_cli("lint", "--statistics", "fixtures/demo", cwd=ROOT).stdout
     concise = run_cli("lint", "--format", "concise", "--show-level", "error", "-q", "fixtures/demo/training", cwd=ROOT)
