@@ -216,3 +216,5 @@ def test_the_hook_environment_was_built_once_with_no_index(offline_env: dict[str
     site = next(environments[0].glob("lib/python*/site-packages"))
     installed = {path.name.split("-")[0].lower() for path in site.glob("*.dist-info")}
     assert {"waslint", "pyyaml", "rich"} <= installed and "kubernetes" not in installed
+    # A fresh environment with the base install in it: at most 12 distributions besides pip's own.
+    assert len(installed - {"pip", "setuptools", "wheel"}) <= 12, sorted(installed)
