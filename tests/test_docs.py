@@ -48,3 +48,44 @@ def test_readme_quickstart_output_is_what_lint_prints() -> None:
     assert any(line.startswith("  31:5  error   WAS201  claim 'gpus' does not match") for line in shown)
     assert any(line.startswith("[... cut") for line in shown)
     assert matches(shown, result.stdout.split("\n"))
+
+
+# The project never refers to paths outside the repository (its code, docs, comments, scripts):
+# upstream files are cited by their repository path, facts by the upstream documents they come from.
+OUTSIDE_PATHS = re.compile(
+    r"\.\./shared\b|\bshared/(?:spec|facts|upstream|corpus)\b|parent\s*/\s*[\"']shared[\"']"
+    r"|\b(?:was-api|feasibility-anchors|linter-anchors|rule-catalog)\.md\b"
+)
+TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".txt", ".tsv", ".cfg", ""}
+
+
+def _project_texts() -> list[Path]:
+    files = [ROOT / "README.md", ROOT / "action.yml", ROOT / "pyproject.toml", ROOT / ".ci" / "run"]
+    for folder in ("src/waslint", "docs", "scripts", "bench"):
+        files += [
+            path
+            for path in sorted((ROOT / folder).rglob("*"))
+            if path.is_file() and path.suffix in TEXT_SUFFIXES and "out" not in path.relative_to(ROOT).parts
+        ]
+    return [path for path in files if path.is_file()]
+
+
+def test_nothing_refers_to_paths_outside_the_repository() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in _project_texts()
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        if OUTSIDE_PATHS.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_outside_paths_check_sees_each_spelling() -> None:
+    for line in (
+        "see ../shared/facts/was-api.md",
+        'SOURCE = ROOT.parent / "shared" / "corpus"',
+        "the mapping of was-api.md §4",
+        "the List of shared/spec/cli.md",
+    ):
+        assert OUTSIDE_PATHS.search(line), line
+    assert not OUTSIDE_PATHS.search("a shared DRA claim; shared_nodes; the `shared/` folder of a repo")

@@ -1,4 +1,4 @@
-"""The `waslint` command line: the commands of ../shared/spec/cli.md on the standard library's
+"""The `waslint` command line: the commands of the CLI contract on the standard library's
 argparse (core/argparsing.py). Only the invoked command's parser is built, and heavy modules are
 imported inside the commands that use them: a pre-commit hook starts on every commit."""
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from waslint.knowledge.releases import Release
     from waslint.lint.engine import LintResult
     from waslint.lint.options import LintOptions
+
 
 class RunFailed(SystemExit):
     """`fail`: the run itself failed (its line is already on stderr); status 2."""

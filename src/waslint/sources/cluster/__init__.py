@@ -7,7 +7,7 @@ and checks feasibility without it, and the cluster commands ask for it by name (
 from __future__ import annotations
 
 # The modules the cluster commands import, with what a user reads when one is missing.
-CLIENT_MODULES = {"kubernetes": "kubernetes client"}
+CLIENT_MODULES = {"kubernetes": "kubernetes client", "prometheus_client": "Prometheus text parser (prometheus-client)"}
 
 
 def missing_client() -> str | None:
