@@ -46,7 +46,7 @@ KAI_V2 = "scheduling.run.ai/v2"
 GPU = "nvidia.com/gpu"
 ZONE_KEY = "topology.kubernetes.io/zone"
 
-# Intended finding types and the rule codes (rule-catalog.md) each one should trigger.
+# Intended finding types and the rule codes (docs/rules.md) each one should trigger.
 FINDING_RULES: dict[str, tuple[str, ...]] = {
     "old-api-v1alpha2-workload": ("WAS101", "WAS103"),
     "old-api-v1alpha2-podgroup": ("WAS101", "WAS103", "WAS104"),

@@ -2,12 +2,13 @@
 
 Used to prove that a refactoring changes no finding and no fix:
 
-    python scripts/compare_outputs.py record /tmp/before      # on the old tree
-    python scripts/compare_outputs.py record /tmp/after       # on the new tree
+    python scripts/compare_outputs.py record /tmp/before --corpus DIR   # on the old tree
+    python scripts/compare_outputs.py record /tmp/after --corpus DIR    # on the new tree
     python scripts/compare_outputs.py compare /tmp/before /tmp/after
 
-Inputs: every folder of `../shared/corpus`, `fixtures/` (each rule folder, each fix folder, the
-demo), and the bench corpus when `bench/out/corpus-5000` exists. For each input it records
+Inputs: every subfolder of each `--corpus DIR` (a folder of real manifests, one folder per
+source), `fixtures/` (each rule folder, each fix folder, the demo), and the bench corpus when
+`bench/out/corpus-5000` exists. For each input it records
 `waslint lint --format json` and `waslint fix --diff` (stdout, stderr and exit status). Each rule
 folder's `bad.yaml` and `good.yaml` are also linted with the folder's `options.yaml` (`target`,
 `namespace`, `snapshot`, `gates`), and `waslint feasibility --format json` runs on the folders
@@ -26,13 +27,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
 
 
-def inputs() -> list[Path]:
+def inputs(corpora: list[Path]) -> list[Path]:
     found: list[Path] = []
-    if SHARED_CORPUS.is_dir():
-        found += sorted(p for p in SHARED_CORPUS.iterdir() if p.is_dir())
+    for corpus in corpora:
+        found += sorted(p for p in corpus.iterdir() if p.is_dir())
     fixtures = ROOT / "fixtures"
     found += [fixtures / "demo", fixtures / "rules", fixtures / "fix"]
     found += sorted(p for p in (fixtures / "rules").iterdir() if p.is_dir())
@@ -99,9 +99,9 @@ def _run(args: list[str], cwd: Path) -> dict[str, object]:
     }
 
 
-def record(out: Path) -> None:
+def record(out: Path, corpora: list[Path]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    for target in inputs():
+    for target in inputs(corpora):
         where = os.path.relpath(target, ROOT)
         result = {
             "input": where,
@@ -163,12 +163,16 @@ def main() -> int:
     sub = parser.add_subparsers(dest="verb", required=True)
     rec = sub.add_parser("record")
     rec.add_argument("out", type=Path)
+    rec.add_argument("--corpus", type=Path, action="append", default=[], help="a folder of input folders (repeatable)")
     cmp = sub.add_parser("compare")
     cmp.add_argument("before", type=Path)
     cmp.add_argument("after", type=Path)
     args = parser.parse_args()
     if args.verb == "record":
-        record(args.out)
+        missing = [str(corpus) for corpus in args.corpus if not corpus.is_dir()]
+        if missing:
+            parser.error(f"--corpus: no such folder: {', '.join(missing)}")
+        record(args.out, args.corpus)
         return 0
     return compare(args.before, args.after)
 

@@ -2,8 +2,10 @@
 """Generate upstream's declarative validation data shipped in ``src/waslint/knowledge/validation-data/``.
 
 The data is *derived*, never hand-typed: this script reads the verbatim upstream Go API types
-(``../shared/upstream/kubernetes-api/<release>/<group>/<version>/types.go``, see PROVENANCE.tsv
-there) and turns the ``+k8s:`` comment markers on each field into JSON, one file per release:
+(kubernetes/api ``scheduling/<version>/types.go``, ``batch/v1/types.go``, ``core/v1/types.go`` of
+each release, laid out as ``SOURCE/<release>/<group>/<version>/types.go`` with a PROVENANCE.tsv
+naming the repository, path and commit of each file) and turns the ``+k8s:`` comment markers on
+each field into JSON, one file per release:
 
 * ``kinds``: ``group/version/Kind`` -> the Go type of the object root (scheduling.k8s.io
   Workload / PodGroup / CompositePodGroup, batch/v1 Job, core/v1 Pod where the release has their
@@ -20,9 +22,8 @@ Recursive types (CompositePodGroupTemplate) stay a type graph, not an unrolled p
 
 Usage::
 
-    python scripts/gen_validation.py                 # (re)write the package data
-    python scripts/gen_validation.py --check         # exit 1 if the committed files are stale
-    python scripts/gen_validation.py --source DIR    # another copy of the upstream types
+    python scripts/gen_validation.py --source DIR            # (re)write the package data
+    python scripts/gen_validation.py --source DIR --check    # exit 1 if the committed files are stale
 
 Output is deterministic (sorted keys, fixed indentation, trailing newline).
 """
@@ -38,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCE = REPO_ROOT.parent / "shared" / "upstream" / "kubernetes-api"
 OUT_DIR = REPO_ROOT / "src" / "waslint" / "knowledge" / "validation-data"
 
 #: Object roots per API group: (group, Go package dir under <release>/, kind).
@@ -453,7 +453,9 @@ def outputs(source: Path, out_dir: Path) -> dict[Path, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="upstream kubernetes-api folder")
+    parser.add_argument(
+        "--source", type=Path, required=True, help="the upstream types: <release>/<group>/<version>/types.go"
+    )
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (default: the package data)")
     parser.add_argument("--check", action="store_true", help="exit 1 when the committed data is stale")
     args = parser.parse_args(argv)

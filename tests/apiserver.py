@@ -9,6 +9,12 @@ recorded so tests can assert what a client sent (e.g. nothing but GET).
 
 The cluster contents are plain data (`FakeCluster`); `tests/clusters.py` builds 1.36- and
 1.37-shaped clusters from the kubernetes client's models.
+
+Hostile mode: `FakeCluster.hostile` lists `Hostile` scenarios, each answering the paths it
+matches the way a broken or malicious server would: a raw body of any shape (wrong JSON types,
+100,000-deep JSON, unclosed metrics), an endless chunked body, a body or headers dripped a byte
+at a time, a `continue` token that never changes. Every scenario stops by itself (bytes and
+seconds are bounded) and serves 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -29,6 +35,29 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import yaml
+
+HOSTILE_MAX_SECONDS = 30.0  # an endless or dripping reply gives up after this long
+HOSTILE_MAX_BYTES = 1024 * 1024 * 1024
+
+
+@dataclass
+class Hostile:
+    """One hostile reply. `path` is matched exactly, or as a prefix when it ends with `*`.
+
+    scenarios: "body" (`body` as it is, status `code`), "endless" (a chunked body that never
+    ends), "drip" (`body` one byte every `delay` seconds), "drip-headers" (the status line and
+    headers dripped), "repeat-continue" (the real list, always with the same continue token)."""
+
+    path: str
+    scenario: str = "body"
+    body: bytes = b""
+    content_type: str = "application/json"
+    code: int = 200
+    delay: float = 0.5
+
+    def matches(self, path: str) -> bool:
+        return path.startswith(self.path[:-1]) if self.path.endswith("*") else path == self.path
+
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -81,6 +110,7 @@ class FakeCluster:
     expire_continues: int = 0  # answer this many continue tokens with 410 Gone
     openapi: dict[str, dict[str, Any]] = field(default_factory=dict)  # "apis/g/v" -> document
     resource_version: int = 1000
+    hostile: list[Hostile] = field(default_factory=list)
 
     def add(self, resource: ResourceType, obj: dict[str, Any]) -> None:
         self.resource_version += 1
@@ -222,8 +252,49 @@ class _Handler(BaseHTTPRequestHandler):
         if method != "GET":
             self._json(405, status(405, "MethodNotAllowed", f"the test server is read only: {method}"))
             return
-        with contextlib.suppress(BrokenPipeError, ConnectionError, ssl.SSLError):
+        with contextlib.suppress(BrokenPipeError, ConnectionError, ssl.SSLError, OSError):
+            for scenario in cluster.hostile:
+                if scenario.matches(url.path) and scenario.scenario != "repeat-continue":
+                    self._hostile(scenario)
+                    return
             self._route(url.path.rstrip("/") or "/", query)
+
+    # -- hostile replies ---------------------------------------------------------------------------------
+    def _hostile(self, scenario: Hostile) -> None:
+        if scenario.scenario == "body":
+            self._send(scenario.code, scenario.body, scenario.content_type)
+        elif scenario.scenario == "endless":
+            self.send_response(200)
+            self.send_header("Content-Type", scenario.content_type)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = b"[" * 65536
+            started, sent = time.monotonic(), 0
+            while time.monotonic() - started < HOSTILE_MAX_SECONDS and sent < HOSTILE_MAX_BYTES:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent += len(chunk)
+            self.close_connection = True
+        elif scenario.scenario == "drip":
+            self.send_response(200)
+            self.send_header("Content-Type", scenario.content_type)
+            self.send_header("Content-Length", str(len(scenario.body)))
+            self.end_headers()
+            self._drip(scenario.body, scenario.delay)
+        elif scenario.scenario == "drip-headers":
+            head = b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Slow-%d: x\r\n" % n for n in range(90))
+            self._drip(head, scenario.delay)
+        else:
+            raise ValueError(f"unknown hostile scenario {scenario.scenario!r}")
+
+    def _drip(self, data: bytes, delay: float) -> None:
+        started = time.monotonic()
+        for position in range(len(data)):
+            if time.monotonic() - started > HOSTILE_MAX_SECONDS:
+                break
+            self.wfile.write(data[position : position + 1])
+            self.wfile.flush()
+            time.sleep(delay)
+        self.close_connection = True
 
     def _send(self, code: int, body: bytes, content_type: str) -> None:
         self.send_response(code)
@@ -476,6 +547,9 @@ class _Handler(BaseHTTPRequestHandler):
         if end < len(items):
             metadata["continue"] = _encode_continue(end, cluster.resource_version)
             metadata["remainingItemCount"] = len(items) - end
+        if any(h.scenario == "repeat-continue" and h.matches(self.path.split("?")[0]) for h in cluster.hostile):
+            start, end = 0, min(len(items), limit or len(items))
+            metadata["continue"] = _encode_continue(0, cluster.resource_version)  # the first page, forever
         body = {
             "kind": f"{resource.kind}List",
             "apiVersion": resource.group_version,

@@ -559,3 +559,32 @@ def with_runtime_problems(cluster: FakeCluster) -> FakeCluster:
     )
     add(cluster, "resource.k8s.io", "v1", "resourceclaims", claim)
     return cluster
+
+
+# -- hostile clusters (tests/test_hostile_cluster.py, tests/test_hostile_property.py) -------------------
+
+HOSTILE_NAMES = {
+    "path": "../../../api/v1/namespaces/default/secrets?x=",
+    "newline": "node-a\n::error::forged annotation",
+    "ansi": "node-\x1b[2J\x1b]0;pwned\x07b",
+    "osc": "node-\x1b]8;;https://evil.example/\x07link\x1b]8;;\x07",
+    "stop": "::stop-commands::token",
+    "table": "node|with|pipes`<b>html</b>`",
+}
+
+
+def hostile(cluster: FakeCluster, *scenarios: Any) -> FakeCluster:
+    """`cluster` answering the paths of `scenarios` (apiserver.Hostile) the hostile way."""
+    cluster.hostile.extend(scenarios)
+    return cluster
+
+
+def with_hostile_names(cluster: FakeCluster) -> FakeCluster:
+    """Nodes and a PodGroup whose names no API server would store: paths, newlines, ANSI/OSC,
+    workflow commands, markdown."""
+    for index, name in enumerate(HOSTILE_NAMES.values()):
+        hostile_node = node(f"placeholder-{index}")
+        hostile_node["metadata"]["name"] = name
+        _add(cluster, "", "v1", "nodes", hostile_node)
+        cluster.kubelet_gates[name] = {}
+    return cluster

@@ -259,3 +259,117 @@ def test_lint_cluster_validates_manifests_against_the_live_openapi(serve: Any, t
     assert server.methods() == {"GET"} and "/openapi/v3/apis/scheduling.k8s.io/v1beta1" in set(server.paths())
     older = in_process(*args, "--cluster", "--kubeconfig", str(kubeconfig), "--target-version", "1.36")
     assert "the packaged schemas are used" in older.stderr
+
+
+# -- the reports carry the verdict; words and counts for cluster input ---------------------------------
+
+
+def test_the_verdict_is_in_json_sarif_text_and_markdown_not_only_stderr(serve: Any) -> None:
+    _, kubeconfig = serve(cluster_136())
+    reasons = {
+        "1 stored PodGroup scheduling.k8s.io/v1alpha2 object(s)",
+        "1 stored Workload scheduling.k8s.io/v1alpha2 object(s)",
+        "scheduling.k8s.io/v1beta1 is not served after the upgrade",
+    }
+    report = json.loads(audit(kubeconfig, "--format", "json").stdout)
+    verdict = report["verdict"]
+    assert (verdict["target"], verdict["ready"]) == ("1.37", False)
+    assert {reason.split(":")[0] for reason in verdict["reasons"]} == reasons
+    assert report["cluster"]["context"] == "test" and report["cluster"]["server_version"] == "v1.36.4"
+    assert report["cluster"]["served"]["scheduling.k8s.io"] == ["v1", "v1alpha2"]
+    sarif = audit(kubeconfig, "--format", "sarif")
+    log = json.loads(sarif.stdout)
+    jsonschema.validate(log, json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text()))
+    run = log["runs"][0]
+    assert run["properties"]["verdict"] == verdict
+    notes = run["invocations"][0]["toolExecutionNotifications"]
+    assert [note["message"]["text"] for note in notes] == verdict["reasons"]
+    assert {note["level"] for note in notes} == {"error"}
+    text = audit(kubeconfig)
+    assert "Before this cluster runs Kubernetes 1.37:\n  - 1 stored PodGroup" in text.stdout
+    for result in (sarif, text):
+        assert "before 1.37" not in result.stderr  # in the report, not beside it
+    concise = audit(kubeconfig, "--format", "concise")  # no place for it in the report: stderr
+    assert "waslint: before 1.37: scheduling.k8s.io/v1beta1 is not served" in concise.stderr
+    clean = json.loads(audit(serve(cluster_137())[1], "--format", "json").stdout)
+    assert clean["verdict"] == {"target": "1.37", "ready": True, "reasons": []}
+
+
+def test_gates_read_from_metrics_are_worded_so(serve: Any) -> None:
+    _, kubeconfig = serve(cluster_136())
+    messages = {f["code"]: f["message"] for f in json.loads(audit(kubeconfig, "--format", "json").stdout)["findings"]}
+    for code in ("WAS701", "WAS703"):
+        assert "--gates" not in messages[code], messages[code]
+        assert "its /metrics reports" in messages[code]
+    assert "remove it from the component's --feature-gates flag or config file" in messages["WAS703"]
+    assert "is on for kube-apiserver: true as its /metrics reports, but off on kubelet" in messages["WAS701"]
+
+
+def test_the_summary_counts_objects_and_markdown_orders_severities(serve: Any) -> None:
+    _, kubeconfig = serve(cluster_136())
+    text = audit(kubeconfig).stdout
+    assert text.rstrip().endswith("in 8 objects, target Kubernetes 1.37.")
+    assert " files" not in text.splitlines()[-1]
+    summary = json.loads(audit(kubeconfig, "--format", "json").stdout)["summary"]
+    assert summary["objects"] == 8
+    document = audit(kubeconfig, "--format", "markdown").stdout
+    findings = document.split("## Findings\n\n", 1)[1]
+    assert findings.startswith("7 errors, 1 warning, 1 info in 8 objects.\n")
+    severities = [
+        line.split(" | ")[0].lstrip("| ")
+        for line in findings.splitlines()
+        if line.startswith("| ") and "|---" not in line
+    ][1:]
+    assert severities == sorted(severities, key=["error", "warning", "info"].index)
+    assert severities[-1] == "info"
+    assert "No findings (7 objects, target Kubernetes 1.37)." in audit(serve(cluster_137())[1]).stdout
+
+
+def _on_a_terminal(args: list[str], cwd: Path) -> tuple[int, str, str]:
+    """The CLI with stderr on a pseudo-terminal (stdout a pipe), as a user at a terminal runs it."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    primary, secondary = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), TERM="xterm")
+    env.pop("NO_COLOR", None)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "waslint", *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=secondary
+    )
+    os.close(secondary)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out = child.stdout.read() if child.stdout else b""
+    status = child.wait(timeout=120)
+    os.close(primary)
+    return status, out.decode(), seen.decode()
+
+
+def test_a_long_audit_or_capture_shows_progress_on_a_terminal_only(serve: Any, tmp_path: Path) -> None:
+    from clusters import cluster_137 as bigger
+
+    _, kubeconfig = serve(bigger(nodes=30))
+    status, _, err = _on_a_terminal(
+        ["audit", "--kubeconfig", str(kubeconfig), "--page-size", "5", "-o", "a.txt"], tmp_path
+    )
+    assert status == 0, err
+    assert "\r\x1b[Kwaslint: discovery" in err and "\r\x1b[Kwaslint: reading nodes.v1: 5" in err
+    assert err.rstrip("\r\n").endswith("\r\x1b[K")  # the status line is erased at the end
+    status, _, err = _on_a_terminal(
+        ["snapshot", "capture", "--kubeconfig", str(kubeconfig), "--page-size", "5", "-o", "s.json"], tmp_path
+    )
+    assert status == 0, err
+    assert "\r\x1b[Kwaslint: capturing nodes: 10" in err
+    piped = run_cli(
+        "snapshot", "capture", "--kubeconfig", str(kubeconfig), "--page-size", "5", "-o", str(tmp_path / "t.json")
+    )
+    assert piped.returncode == 0 and "\x1b[" not in piped.stderr and "\r" not in piped.stderr

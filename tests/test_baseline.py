@@ -103,3 +103,22 @@ def test_a_broken_baseline_is_a_usage_error(tmp_path: Path) -> None:
     result = run_cli("lint", "--baseline", "b.json", "ok.yaml", cwd=tmp_path)
     assert result.returncode == 2
     assert "not a waslint baseline" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_summary_says_how_many_findings_the_baseline_hid(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    before = _findings(repo)
+    run_cli("lint", "--write-baseline", "baseline.json", "jobs.yaml", cwd=repo)
+    quiet = run_cli("lint", "--baseline", "baseline.json", "jobs.yaml", cwd=repo)
+    assert quiet.returncode == 0
+    assert quiet.stdout == (
+        f"No findings (1 file, 4 documents, target Kubernetes 1.37). {len(before)} findings in the baseline not shown.\n"
+    )
+    with (repo / "jobs.yaml").open("a") as handle:
+        handle.write(ONE_NEW_BAD_OBJECT)
+    one_new = run_cli("lint", "--baseline", "baseline.json", "jobs.yaml", cwd=repo)
+    assert one_new.stdout.rstrip().endswith(f"{len(before)} findings in the baseline not shown.")
+    summary = json.loads(
+        run_cli("lint", "--format", "json", "--baseline", "baseline.json", "jobs.yaml", cwd=repo).stdout
+    )
+    assert summary["summary"]["baselined"] == len(before) and summary["summary"]["findings"] == 1

@@ -72,3 +72,24 @@ def test_lookup_reads_the_folder_and_reports_only_the_named_files(repo: Path) ->
     (repo / "team" / "broken.yaml").write_text("a: [\n")
     result = run_cli("lint", "--format", "json", "--lookup", ".", "pods.yaml", "team/broken.yaml", cwd=repo)
     assert _paths(result) == [("pods.yaml", "WAS401")]  # old-bad.yaml read, not reported; team/ excluded
+
+
+def test_the_summary_counts_the_reported_files_not_the_lookups(repo: Path) -> None:
+    (repo / "team" / "pods.yaml").write_text(POD.format(group="trainer-worker"))
+    (repo / ".waslint.yaml").write_text("fail-on: warning\n")
+    changed = run_cli("lint", "--changed-since", "HEAD", ".", cwd=repo)
+    assert changed.stdout.rstrip().endswith("in 1 file, 1 document, target Kubernetes 1.37."), changed.stdout
+    payload = json.loads(run_cli("lint", "--format", "json", "--changed-since", "HEAD", ".", cwd=repo).stdout)
+    assert (payload["summary"]["files"], payload["summary"]["documents"]) == (1, 1)
+    looked_up = run_cli("lint", "--lookup", ".", "team/pods.yaml", cwd=repo)
+    assert "in 1 file, 1 document" in looked_up.stdout
+    nothing = run_cli("lint", "--changed-since", "HEAD", "podgroup.yaml", cwd=repo)
+    assert nothing.stdout == "No findings (0 files, 0 documents, target Kubernetes 1.37).\n"
+
+
+def test_the_config_file_is_never_linted_nor_counted(repo: Path) -> None:
+    (repo / ".waslint.yaml").write_text("fail-on: warning\n")
+    whole = json.loads(run_cli("lint", "--format", "json", ".", cwd=repo).stdout)
+    assert whole["summary"]["files"] == 3  # podgroup.yaml, old-bad.yaml, team/staged.yaml
+    named = run_cli("lint", ".waslint.yaml", "podgroup.yaml", cwd=repo)  # as pre-commit names staged files
+    assert named.stdout == "No findings (1 file, 1 document, target Kubernetes 1.37).\n"

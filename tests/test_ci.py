@@ -12,22 +12,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer.main
 import yaml
 
 from conftest import ROOT
-from waslint import __version__
-from waslint.cli import app
+from waslint.cli import command_parser
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 README = (ROOT / "README.md").read_text()
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS_TEXT = "\n".join(path.read_text() for path in DOCS)
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 def _options(command: str) -> set[str]:
-    group = typer.main.get_command(app)
-    found = group.commands[command]  # type: ignore[attr-defined]
-    return {opt for param in found.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")}
+    parser = command_parser(command.split())
+    return {flag for action in parser._actions for flag in action.option_strings}
 
 
 def _waslint_calls(script: str) -> list[list[str]]:
@@ -124,19 +123,20 @@ def test_action_steps_run_sarif_upload_first_then_fail_with_annotations(tmp_path
     assert "title=WAS103" not in relaxed.stdout and "Kubernetes 1.36" in relaxed.stdout
 
 
-def _yaml_blocks(marker: str) -> list[Any]:
-    blocks = re.findall(r"```yaml\n(.*?)```", README, re.S)
+def yaml_blocks(marker: str) -> list[Any]:
+    """The YAML snippets of the README and docs/ that hold `marker`, parsed."""
+    blocks = re.findall(r"```yaml\n(.*?)```", DOCS_TEXT, re.S)
     return [yaml.safe_load(block) for block in blocks if marker in block]
 
 
 def test_readme_github_actions_workflow_uploads_sarif_even_with_findings() -> None:
-    workflows = _yaml_blocks("codeql-action/upload-sarif")
+    workflows = yaml_blocks("codeql-action/upload-sarif")
     assert workflows
     for workflow in workflows:
         steps = workflow["jobs"]["waslint"]["steps"]
         runs = [step.get("run", "") for step in steps]
         install = next(run for run in runs if "pip install" in run)
-        assert f'"git+https://github.com/OWNER/waslint@v{__version__}"' in install
+        assert re.search(r'"git\+https://github\.com/OWNER/waslint@[^"]+"', install), install
         upload_at = next(i for i, step in enumerate(steps) if "upload-sarif" in str(step.get("uses", "")))
         producer = next(step for step in steps if "--format sarif" in step.get("run", ""))
         assert steps[upload_at].get("if") == "always()" or "--fail-on never" in producer["run"]
@@ -147,25 +147,66 @@ def test_readme_github_actions_workflow_uploads_sarif_even_with_findings() -> No
         for run in runs:
             for call in _waslint_calls(run):
                 _check_flags(call)
-    assert "OWNER" in README.split("git+https://github.com/OWNER/waslint", 1)[1][:2000]
+    assert "OWNER" in README.split("## Install", 1)[1][:2000]
 
 
 def test_readme_action_snippet_uses_declared_inputs() -> None:
-    snippets = _yaml_blocks("uses: OWNER/waslint@")
+    snippets = yaml_blocks("uses: OWNER/waslint@")
     assert snippets
     for snippet in snippets:
         steps = snippet["jobs"]["waslint"]["steps"]
         action = next(step for step in steps if str(step.get("uses", "")).startswith("OWNER/waslint@"))
-        assert action["uses"] == f"OWNER/waslint@v{__version__}"
+        assert action["uses"].split("@", 1)[1] in refs_named()
         assert set(action.get("with", {})) <= set(ACTION["inputs"])
 
 
-def test_readme_pre_commit_snippet_pins_the_release_tag_and_real_hooks() -> None:
+def test_readme_pre_commit_snippet_names_a_ref_of_this_repository_and_real_hooks() -> None:
     hooks = {hook["id"] for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
-    configs = _yaml_blocks("rev:")
+    configs = yaml_blocks("rev:")
     assert configs
     for config in configs:
         for repo in config["repos"]:
             assert repo["repo"] == "https://github.com/OWNER/waslint"
-            assert repo["rev"] == f"v{__version__}"  # the tag of this version (git tag v0.1.0)
+            assert repo["rev"] in refs_named()
             assert {hook["id"] for hook in repo["hooks"]} <= hooks
+
+
+# Where a snippet names a git ref of this repository: a pip install URL, a `uses:` of the Action,
+# a pre-commit `rev:` (the README, docs/ and the usage comment of action.yml).
+REF_PATTERNS = (
+    re.compile(r"github\.com/OWNER/waslint@([^\s\"'`)]+)"),
+    re.compile(r"\bOWNER/waslint@([^\s\"'`)]+)"),
+    re.compile(r"^\s*rev:\s*([^\s#]+)", re.M),
+)
+
+
+def refs_named() -> set[str]:
+    texts = [DOCS_TEXT, (ROOT / "action.yml").read_text()]
+    return {match.group(1) for text in texts for pattern in REF_PATTERNS for match in pattern.finditer(text)}
+
+
+def _resolves(ref: str) -> bool:
+    for candidate in (ref, f"origin/{ref}"):  # a clone's branches may only be remote-tracking
+        found = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        if found.returncode == 0:
+            return True
+    return False
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout: no refs to resolve")
+def test_every_git_ref_the_readme_docs_and_action_name_resolves_here() -> None:
+    refs = refs_named()
+    assert refs, "no ref found: the patterns no longer match the snippets"
+    missing = sorted(ref for ref in refs if not _resolves(ref))
+    assert not missing, f"refs the snippets name that this repository does not have: {missing}"
+
+
+def test_the_ref_patterns_find_what_a_snippet_names() -> None:
+    text = 'pip install "git+https://github.com/OWNER/waslint@abc123"\n  - uses: OWNER/waslint@main\n  rev: v9  # x\n'
+    found = {m.group(1) for pattern in REF_PATTERNS for m in pattern.finditer(text)}
+    assert found == {"abc123", "main", "v9"}

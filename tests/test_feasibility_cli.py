@@ -4,6 +4,8 @@ contract, exit statuses, KAI snapshot input, the what-ifs and the common reporte
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -138,10 +140,10 @@ def test_lint_with_snapshot_reports_was606_at_min_count() -> None:
     assert "Resources were found for 2 pods while 3 are required" in findings[0]["message"]
 
 
-def test_readme_feasibility_quickstart_shows_the_real_output() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_feasibility_page_shows_the_real_output() -> None:
+    page = (ROOT / "docs" / "feasibility.md").read_text()
     command = "waslint feasibility --snapshot fixtures/snapshots/cluster.yaml fixtures/feasibility/"
-    after = readme.split(f"```sh\n{command}\n```\n\n```\n", 1)[1]
+    after = page.split(f"```sh\n{command}\n```\n\n```\n", 1)[1]
     shown = after.split("\n```\n", 1)[0]
     result = run_cli(*command.split()[1:], cwd=ROOT, env={"NO_COLOR": "1"})
     assert result.stdout.rstrip("\n") == shown
@@ -163,3 +165,10 @@ def test_every_corpus_folder_gets_a_verdict_per_group_and_no_crash() -> None:
             assert group["feasible"] or group["reasons"], (folder, group["name"])
             if group["feasible"] and not group["children"]:
                 assert sum(group["placement"].values()) >= group["required"], (folder, group["name"])
+
+
+def test_the_fixture_snapshot_is_what_its_generator_writes() -> None:
+    """fixtures/snapshots/cluster.yaml and its copy in fixtures/rules/WAS606 are generated."""
+    script = ROOT / "scripts" / "gen_fixture_snapshot.py"
+    result = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, f"stale: run python {script.relative_to(ROOT)}"

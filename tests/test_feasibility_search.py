@@ -10,6 +10,7 @@ from feasibility_helpers import RACK, cluster, node
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from waslint.feasibility.analysis import analyse
 from waslint.feasibility.model import Gang
 from waslint.objects.quantity import MILLI
@@ -69,7 +70,7 @@ def exhaustive(nodes: list[dict[str, Any]], gang: Gang) -> bool:
     return False
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(cases())
 def test_infeasible_means_no_placement_exists(case: tuple[list[dict[str, Any]], Gang]) -> None:
     nodes, gang = case

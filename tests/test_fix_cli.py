@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, run_cli_unprivileged
 from waslint.fix import edits as edits_module
 from waslint.fix.command import FixRequest, run
 from waslint.fix.run import FixOptions
@@ -244,15 +244,18 @@ def test_config_and_suppressions_apply(tmp_path: Path) -> None:
     assert (tmp_path / "w.yaml").read_text() == suppressed
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
-def test_a_write_failure_is_exit_2(repo: Path) -> None:
-    folder = repo / "deploy"
+def test_a_write_failure_is_exit_2(shared_tmp: Path) -> None:
+    """As an ordinary user (`nobody` when the tests run as root, who may write anywhere)."""
+    folder = shared_tmp / "deploy"
+    folder.mkdir()
+    (folder / "workload.yaml").write_text(V1ALPHA2)
+    (folder / "workload.yaml").chmod(0o666)
     os.chmod(folder, 0o555)
     try:
-        result = run_cli("fix", "deploy", cwd=repo)
+        result = run_cli_unprivileged("fix", "deploy", cwd=shared_tmp)
     finally:
         os.chmod(folder, 0o755)
-    assert result.returncode == 2 and "cannot write" in result.stderr
+    assert result.returncode == 2 and "cannot write" in result.stderr, result.stdout + result.stderr
     assert (folder / "workload.yaml").read_text() == V1ALPHA2
 
 

@@ -21,7 +21,7 @@ from test_fix_support import (
     strict_problems,
 )
 
-from conftest import FIXTURES, lint_path
+from conftest import FIXTURES, lint_path, rewrite_snapshot
 from waslint.fix.run import FixOptions, FixResult, fix_paths
 from waslint.lint.options import LintOptions
 
@@ -63,7 +63,7 @@ def _run(case: Path, work: Path) -> tuple[FixResult, dict[str, Path]]:
         shutil.copyfile(source, target)
         files[name] = target
     result, errors = fix_paths([str(work)], _fix_options(case))
-    assert not errors
+    assert not errors and result.internal_errors == []
     return result, files
 
 
@@ -80,8 +80,7 @@ def test_fix_output_matches_expected(case: Path, tmp_path: Path) -> None:
     for name, data in outputs.items():
         expected = _expected_path(case, name)
         if REGEN:
-            expected.parent.mkdir(parents=True, exist_ok=True)
-            expected.write_bytes(data)
+            rewrite_snapshot(expected, data)
         assert expected.read_bytes() == data, f"{case.name}/{name}"
 
 

@@ -17,7 +17,7 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import lint_texts
+from conftest import examples, lint_texts
 from waslint.fix.run import FixOptions
 from waslint.io.loader import parse_bytes
 
@@ -32,9 +32,7 @@ FREE_TEXT = st.text(
 )
 PLAIN = re.compile(r"^[a-z][a-z0-9./-]*$")
 WAS = "scheduling.k8s.io"
-PROFILE = settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
-)
+PROFILE = settings(max_examples=examples(120), suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 # --------------------------------------------------------------------------- documents

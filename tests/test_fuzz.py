@@ -21,10 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kubernetes_validate import utils as kv_utils
 from referencing import Registry, Resource
-from typer.testing import CliRunner
 
-from conftest import CORPUS, FIXTURES
-from waslint.cli import app
+from conftest import CORPUS, FIXTURES, examples, in_process
 from waslint.fix.command import FixRequest, run
 from waslint.fix.run import FixOptions, fix_paths
 from waslint.io.loader import parse_bytes
@@ -164,8 +162,7 @@ def _check_findings(findings: list[dict[str, object]]) -> None:
 
 @pytest.mark.skipif(not SEEDS, reason="no seed files")
 @settings(
-    max_examples=60,
-    deadline=None,
+    max_examples=examples(60),
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(case=mutated())
@@ -174,8 +171,8 @@ def test_mutated_manifests_never_break_lint_or_fix(tmp_path: Path, case: tuple[s
     path = tmp_path / f"mutated{suffix}"
     path.write_bytes(data)
 
-    linted = CliRunner().invoke(app, ["lint", "--format", "json", str(path)])
-    assert linted.exit_code in (0, 1), linted.output
+    linted = in_process("lint", "--format", "json", str(path))
+    assert linted.returncode in (0, 1), linted.stdout + linted.stderr
     _check_findings(json.loads(linted.stdout)["findings"])
 
     out, err = io.StringIO(), io.StringIO()

@@ -208,13 +208,13 @@ def _sparse(path: Path, size: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize("flag", ["--gates", "--snapshot", "--config"])
-def test_an_oversized_input_file_is_refused_without_reading_it(tmp_path: Path, flag: str) -> None:
-    huge = _sparse(tmp_path / "huge.yaml", 33 * 1024 * 1024)
+@pytest.mark.parametrize(("flag", "limit"), [("--gates", 32), ("--snapshot", 256), ("--config", 32)])
+def test_an_oversized_input_file_is_refused_without_reading_it(tmp_path: Path, flag: str, limit: int) -> None:
+    huge = _sparse(tmp_path / "huge.yaml", (limit + 1) * 1024 * 1024)
     result = run_cli("lint", flag, str(huge), str(GOOD), timeout=QUICK)
     assert result.returncode == 2
     line = _one_error_line(result.stderr)
-    assert str(huge) in line and "larger than 32 MiB" in line
+    assert str(huge) in line and f"larger than {limit} MiB" in line
 
 
 DEEP_YAML = "select: " + "[" * 5000 + "]" * 5000 + "\n"

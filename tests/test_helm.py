@@ -6,12 +6,13 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, lint_path, run_cli
+from conftest import FIXTURES, examples, lint_path, lint_texts, run_cli
 from waslint.fix.run import FixOptions, fix_paths
-from waslint.io.helm import PLACEHOLDER, mask_template
+from waslint.io.helm import PLACEHOLDER, is_template, mask_template
 from waslint.io.loader import parse_bytes
 
 CHART = FIXTURES / "helm" / "trainer"
@@ -33,7 +34,7 @@ def test_masking_keeps_every_offset_and_blanks_lines_of_actions_only() -> None:
     assert mask_template("a: b\n") is None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(st.lists(st.sampled_from(["a: ", "{{ .x }}", "{{- if .y -}}", "\n", "  ", "- ", "b", "{{/* c\n */}}"])))
 def test_masking_preserves_length_and_line_breaks(parts: list[str]) -> None:
     text = "".join(parts)
@@ -90,3 +91,64 @@ def test_lint_cli_on_the_chart_points_into_the_template() -> None:
     result = run_cli("lint", "--format", "json", str(CHART / "templates" / "workload.yaml"))
     assert result.returncode == 1
     assert '"line": 2' in result.stdout and PLACEHOLDER not in result.stdout
+
+
+# -- which files are templates: a chart's templates/ folder, or actions outside YAML comments ----------
+
+PLAIN_WITH_COMMENT_ACTIONS = [
+    "a: b # {{ .Values.x }}\n",
+    "# {{- if .Values.enabled }}\na: b\n",
+    'a: "#" # {{ .x }}\n',
+    "a:\n  # {{ .x }}\n  b: c  #{{ .y }}\n",
+]
+TEMPLATES = [
+    "a: {{ .Values.x }}\n",
+    'a: "x # {{ .y }}"\n',  # a `#` inside a quoted scalar starts no comment
+    "a: |\n  # {{ .y }}\n",  # nor one inside a block scalar
+    "a: b # {{ .x }}\nc: {{ .y }}\n",
+    'a: "b # {{ .x }}\n',  # YAML's scanner cannot tell: read as a template, as before
+]
+
+
+@pytest.mark.parametrize("text", PLAIN_WITH_COMMENT_ACTIONS)
+def test_actions_only_in_yaml_comments_leave_a_plain_file_plain(text: str) -> None:
+    assert not is_template("m.yaml", text)
+    assert parse_bytes("m.yaml", text.encode()).template is None
+
+
+@pytest.mark.parametrize("text", TEMPLATES)
+def test_an_action_outside_comments_makes_a_template(text: str) -> None:
+    assert is_template("m.yaml", text)
+
+
+def test_a_chart_template_is_a_template_even_with_actions_only_in_comments(tmp_path: Path) -> None:
+    """Helm renders every action of a chart's templates/, comments included."""
+    text = PLAIN_WITH_COMMENT_ACTIONS[0]
+    chart = tmp_path / "chart"
+    (chart / "templates" / "sub").mkdir(parents=True)
+    assert not is_template(str(chart / "templates" / "a.yaml"), text)  # no Chart.yaml: no chart
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: chart\nversion: 0.1.0\n")
+    for path in (chart / "templates" / "a.yaml", chart / "templates" / "sub" / "b.yaml"):
+        path.write_text(text)
+        assert is_template(str(path), text)
+        assert parse_bytes(str(path), text.encode()).template is not None
+    assert not is_template(str(chart / "a.yaml"), text)  # beside templates/, not in it
+
+
+def test_regression_a_comment_action_in_a_pods_workload_ref_does_not_stop_its_unsafe_fix() -> None:
+    """Found by tests/test_fix_property.py: a `{{...}}` comment inside a Pod's workloadRef block
+    made the plain file a Helm template, and `fix --unsafe-fixes` left WAS105 unfixed."""
+    from waslint.fix.run import fix_states, state_of
+
+    text = (
+        "apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: w, namespace: n}\n"
+        "spec:\n  podGroups:\n  - name: g\n    policy: {basic: {}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: pod-0, namespace: n}\nspec:\n"
+        "  workloadRef:\n    name: w # {{x}}\n    podGroup: g\n  containers: [{name: main, image: busybox}]\n"
+    )
+    result = fix_states([state_of("m.yaml", text.encode())], FixOptions(unsafe=True))
+    assert result.internal_errors == [] and result.remaining == []
+    body = result.files[0].encoded().decode()
+    assert "# {{x}}" in body and "workloadRef:\n    name" not in body
+    assert "schedulingGroup:" in body
+    assert [f.code for f in lint_texts({"m.yaml": body}).findings] == []

@@ -4,6 +4,7 @@ and fixes registered against the rules they fix."""
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
 
 import pytest
@@ -74,20 +75,49 @@ def test_no_release_number_is_written_in_the_code() -> None:
     assert found == []
 
 
-def test_a_rule_is_fixable_exactly_when_a_fixer_is_registered_for_it() -> None:
-    registered = {code: fixer.kind for fixer in all_fixers() for code in fixer.codes}
-    for code in registered:
-        assert get_rule(code) is not None, f"a fixer is registered for {code}, which is no rule"
-    for rule in all_rules():
-        assert rule.fix is registered.get(rule.code, FixKind.NONE), rule.code
-        assert rule.fixable == (fixer_for(rule.code) is not None), rule.code
-    assert {code for code, kind in registered.items() if kind is FixKind.SAFE} == {
-        "WAS101",
-        "WAS102",
-        "WAS103",
-        "WAS104",
-    }
-    assert {code for code, kind in registered.items() if kind is FixKind.UNSAFE} == {"WAS105"}
+def test_every_fix_registration_names_a_rule() -> None:
+    for fixer in all_fixers():
+        for code in fixer.codes:
+            assert get_rule(code) is not None, f"{fixer.name} is registered for {code}, which is no rule"
+
+
+def test_the_fix_kinds_are_the_catalog_s() -> None:
+    """rule-catalog.md: WAS101-WAS104 are safe fixes, WAS105 an unsafe one, every other rule none."""
+    kinds = {rule.code: rule.fix for rule in all_rules()}
+    assert {code for code, kind in kinds.items() if kind is FixKind.SAFE} == {"WAS101", "WAS102", "WAS103", "WAS104"}
+    assert {code for code, kind in kinds.items() if kind is FixKind.UNSAFE} == {"WAS105"}
+
+
+def _fixed_by_a_case(code: str, case: Path, work: Path) -> bool:
+    """Whether `waslint fix` (with the case's options) changes the case's input and leaves no
+    finding of `code` where the input had some."""
+    from test_fix_fixtures import _fix_options, _inputs
+
+    from waslint.fix.run import fix_paths
+
+    for name, source in _inputs(case).items():
+        target = work / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    before = [f for f in lint_path(work).findings if f.code == code and f.fixable]
+    if not before:
+        return False
+    result, errors = fix_paths([str(work)], _fix_options(case))
+    assert not errors and result.internal_errors == []
+    if not result.changed:
+        return False
+    for state in result.changed:
+        Path(state.path).write_bytes(state.encoded())
+    return [f.code for f in lint_path(work, select=[code]).findings] == []
+
+
+@pytest.mark.parametrize("code", [rule.code for rule in all_rules() if rule.fixable])
+def test_every_fixable_rule_has_a_fix_fixture_that_fix_changes_and_leaves_clean(code: str, tmp_path: Path) -> None:
+    """A rule registered as fixable is fixed for real: some case of fixtures/fix/ holds its
+    findings, `waslint fix` changes the files, and the result has none of them left."""
+    cases = sorted(p for p in (FIXTURES / "fix").iterdir() if p.is_dir())
+    fixed_by = [case.name for case in cases if _fixed_by_a_case(code, case, tmp_path / case.name)]
+    assert fixed_by, f"{code} is registered as fixable but no fixtures/fix/ case shows `waslint fix` fixing it"
 
 
 def test_no_finding_claims_a_fix_its_rule_does_not_have() -> None:

@@ -57,3 +57,13 @@ def test_kubectl_waslint_audit_and_capture_read_the_kubeconfig_kubectl_uses(serv
         "kubectl",
         "waslint",
     }
+
+
+def test_kubectl_waslint_help_names_the_plugin_as_typed(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n")
+    shown = kubectl(kubeconfig, "waslint", "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("Usage: kubectl waslint [OPTIONS] COMMAND")
+    audit = kubectl(kubeconfig, "waslint", "audit", "--help")
+    assert audit.stdout.startswith("Usage: kubectl waslint audit [OPTIONS]")

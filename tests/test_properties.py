@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import lint_texts
+from conftest import examples, lint_texts
 from waslint.io.loader import parse_bytes
 
 SEEDS: list[dict[str, Any]] = [
@@ -145,14 +145,14 @@ def _check(files: dict[str, str]) -> None:
         assert finding.message
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(mutated_documents(), min_size=1, max_size=4), st.booleans())
 def test_mutated_was_documents_never_crash(documents: list[Any], flow: bool) -> None:
     text = yaml.safe_dump_all(documents, default_flow_style=flow, sort_keys=False)
     _check({"a.yaml": text, "b.yaml": yaml.safe_dump_all(list(reversed(documents)))})
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(SEEDS), st.data())
 def test_byte_mutations_never_crash(seed: dict[str, Any], data: st.DataObject) -> None:
     raw = bytearray(yaml.safe_dump(seed, sort_keys=False).encode())
@@ -173,7 +173,7 @@ def test_byte_mutations_never_crash(seed: dict[str, Any], data: st.DataObject) -
     _check({"m.yaml": bytes(raw).decode("utf-8", "replace")})
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100))
 @given(st.lists(values, min_size=1, max_size=3))
 def test_random_values_never_crash(documents: list[Any]) -> None:
     _check({"r.yaml": yaml.safe_dump_all(documents), "r.json": __import__("json").dumps(documents[0])})

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import CORPUS, FIXTURES, ROOT, lint_path, run_cli
+from conftest import CORPUS, FIXTURES, ROOT, examples, lint_path, run_cli
 from waslint.lint.registry import all_rules, get_rule
 from waslint.report import split_message
 from waslint.report.text import clip_line
@@ -24,8 +24,8 @@ RULE_FIXTURES = FIXTURES / "rules"
 # --------------------------------------------------------------------------- rule descriptors
 
 
-def test_report_package_imports_only_core_and_findings() -> None:
-    allowed = ("waslint.core", "waslint.findings", "waslint.report")
+def test_report_package_imports_only_core_escape_and_findings() -> None:
+    allowed = ("waslint.core", "waslint.escape", "waslint.findings", "waslint.report")
     for module in sorted((ROOT / "src" / "waslint" / "report").glob("*.py")):
         tree = ast.parse(module.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -219,7 +219,7 @@ def test_caret_stays_inside_the_printed_part_of_a_long_line(tmp_path: Path) -> N
     length=st.integers(min_value=1, max_value=400),
     room=st.integers(min_value=1, max_value=200),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 def test_clip_line_never_puts_the_caret_past_what_it_prints(line: str, start: int, length: int, room: int) -> None:
     start = min(start, len(line))
     shown, caret_start, caret_end = clip_line(line, start, start + length, room)
@@ -449,9 +449,9 @@ def test_a_misspelt_gate_in_gates_names_the_closest_one(tmp_path: Path) -> None:
     assert run_cli("lint", "--gates", str(gates), str(DEMO)).returncode == 1
 
 
-def test_readme_shows_the_real_statistics_concise_and_show_fixes_output() -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Reading 500 findings", 1)[1].split("\n## ", 1)[0]
+def test_the_usage_page_shows_the_real_statistics_concise_and_show_fixes_output() -> None:
+    usage = (ROOT / "docs" / "usage.md").read_text()
+    section = usage.split("### Reading 500 findings", 1)[1].split("\n## ", 1)[0]
     outputs = re.findall(r"```\n(.*?)```", re.sub(r"```sh\n.*?```", "", section, flags=re.S), re.S)
     statistics = run_cli("lint", "--statistics", "fixtures/demo", cwd=ROOT).stdout
     concise = run_cli("lint", "--format", "concise", "--show-level", "error", "-q", "fixtures/demo/training", cwd=ROOT)

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from waslint.knowledge import schema
 from waslint.knowledge.schema import SchemaIssue, has_fragment, has_schema, validate_fragment, validate_object
 
@@ -816,7 +817,7 @@ _VALUES = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=examples(150))
 @given(value=_VALUES)
 def test_hypothesis_never_raises(value: object) -> None:
     for api_version, kind in [(f"{SCHED}/v1beta1", "Workload"), (f"{SCHED}/v1beta1", "PodGroup")]:

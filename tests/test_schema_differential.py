@@ -30,12 +30,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from waslint.knowledge import schema
 
 jsonschema = pytest.importorskip("jsonschema")
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "src" / "waslint" / "knowledge" / "schemas"
-CORPUS = Path(__file__).resolve().parent.parent / "bench" / "out" / "corpus-5000"
+GEN_CORPUS = Path(__file__).resolve().parent.parent / "bench" / "gen_corpus.py"
 
 Issues = list[tuple[tuple[str | int, ...], str]]
 
@@ -419,9 +420,7 @@ def instances(draw: st.DrawFn, target: tuple[str, str, str, str]) -> tuple[Any, 
 
 
 DIFF = settings(
-    max_examples=150,
-    deadline=None,
-    database=None,
+    max_examples=examples(150),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
@@ -435,28 +434,42 @@ def test_same_issues_as_jsonschema(target: tuple[str, str, str, str], data: st.D
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=[f"{t[0]}-{t[2]}" for t in TARGETS])
-@settings(DIFF, max_examples=60)
+@settings(DIFF, max_examples=examples(60))
 @given(value=GARBAGE, base=BASES)
 def test_same_issues_for_garbage(target: tuple[str, str, str, str], value: Any, base: tuple[str | int, ...]) -> None:
     assert _new(target, value, base) == _old(target, value, base)
 
 
-def _documents() -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def bench_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A benchmark corpus made here (bench/gen_corpus.py, seeded): a test never waits for bench/out."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_gen_corpus", GEN_CORPUS)
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = generator
+    spec.loader.exec_module(generator)
+    out = tmp_path_factory.mktemp("bench-corpus")
+    assert generator.main(["--out", str(out), "--docs", "1500", "--was-share", "0.3", "--seed", "1"]) == 0
+    return out
+
+
+def _documents(corpus: Path) -> Iterator[Any]:
     yaml = pytest.importorskip("yaml")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    for path in sorted(CORPUS.rglob("*")):
+    for path in sorted(corpus.rglob("*")):
         if path.suffix in (".yaml", ".yml", ".json"):
             text = path.read_text(encoding="utf-8")
             if "scheduling.k8s.io" in text:
                 yield from yaml.load_all(text, Loader=loader)
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="bench corpus not generated (python bench/run.py)")
-def test_same_issues_on_bench_corpus() -> None:
-    """Every WAS object of the benchmark corpus against every kind schema of every release."""
+def test_same_issues_on_bench_corpus(bench_corpus: Path) -> None:
+    """Every WAS object of a benchmark corpus against every kind schema of every release."""
     objects = [
         doc
-        for doc in _documents()
+        for doc in _documents(bench_corpus)
         if isinstance(doc, dict) and str(doc.get("apiVersion", "")).startswith("scheduling.k8s.io/")
     ]
     assert len(objects) > 100
@@ -534,7 +547,7 @@ SYNTHETIC_VALUES: st.SearchStrategy[Any] = st.recursive(
 )
 
 
-@settings(DIFF, max_examples=300)
+@settings(DIFF, max_examples=examples(300))
 @given(raw=synthetic_schemas(), value=SYNTHETIC_VALUES, base=BASES)
 def test_same_issues_on_synthetic_schemas(raw: dict[str, Any], value: Any, base: tuple[str | int, ...]) -> None:
     title = str(raw.get("title", "thing.json"))

@@ -24,7 +24,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @needs_upstream
 def test_committed_data_is_current() -> None:
-    result = _run("--check")
+    result = _run("--source", str(UPSTREAM), "--check")
     assert result.returncode == 0, result.stderr
 
 
@@ -35,7 +35,7 @@ def test_check_detects_drift_and_extra_files(tmp_path: Path) -> None:
     target = out / "1.37.json"
     target.write_text(target.read_text().replace('"value": 8', '"value": 9', 1))
     (out / "9.99.json").write_text("{}\n")
-    result = _run("--check", "--out", str(out))
+    result = _run("--source", str(UPSTREAM), "--check", "--out", str(out))
     assert result.returncode == 1
     assert "1.37.json is stale" in result.stderr
     assert "9.99.json is stale" in result.stderr

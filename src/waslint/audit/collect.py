@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from waslint.escape.uri import segment
 from waslint.io.loader import Document, SourceFile
 from waslint.knowledge.releases import Release, milestone
 from waslint.objects.keys import SCHEDULING
@@ -24,7 +25,7 @@ from waslint.objects.members import controller_ref, membership
 from waslint.sources.cluster.capture import reduce_pod
 from waslint.sources.cluster.connection import Connection, RequestFailed
 from waslint.sources.cluster.discovery import APIResource, Discovery
-from waslint.sources.cluster.lists import iter_items
+from waslint.sources.cluster.lists import ListRead, iter_items
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 SCRUBBED_CONTAINER_KEYS = ("env", "envFrom", "command", "args")
@@ -105,10 +106,12 @@ class Collection:
 
 
 def object_path(context: str, item: Item) -> str:
+    """`cluster://CONTEXT/NAMESPACE/KIND/NAME`, each part one quoted URI segment: a `../` or `/` in
+    a name (or kind) from the server can never point the path, or a report's annotation, elsewhere."""
     metadata = as_map(item.get("metadata"))
     namespace = as_str(metadata.get("namespace"))
-    parts = [context, namespace, str(item.get("kind", "")), str(metadata.get("name", ""))]
-    return "cluster://" + "/".join(part for part in parts if part)
+    parts = [context, namespace, as_str(item.get("kind")), as_str(metadata.get("name"))]
+    return "cluster://" + "/".join(segment(part) for part in parts if part)
 
 
 def writers_of(item: Item) -> list[Writer]:
@@ -186,7 +189,8 @@ def source_of(path: str, item: Item, readable: bool = True) -> SourceFile:
 
 
 def _job_is_managed(job: Item, target: Release) -> bool:
-    """Whether the Job controller would make a Workload and PodGroup for this Job (was-api.md §3)."""
+    """Whether the Job controller would make a Workload and PodGroup for this Job (kubernetes/kubernetes
+    `pkg/controller/job/job_scheduling_manager.go`, KEP-5547)."""
     spec = as_map(job.get("spec"))
     template = as_map(spec.get("template"))
     if membership(as_map(template.get("metadata")), as_map(template.get("spec"))).scheduling_group:
@@ -243,8 +247,10 @@ class Collector:
         self, resource: APIResource, handle: Callable[[Item], None], namespace: str | None, selector: str | None = None
     ) -> bool:
         label = f"{resource.plural}.{resource.group_version}"
+        read = ListRead()
+        items = iter_items(self.connection, resource, namespace, selector, self.page_size, read)
         try:
-            for count, item in enumerate(iter_items(self.connection, resource, namespace, selector, self.page_size), 1):
+            for count, item in enumerate(items, 1):
                 handle(item)
                 self.result.objects_read += 1
                 if count % self.page_size == 0:
@@ -252,12 +258,21 @@ class Collector:
         except RequestFailed as failure:
             self.result.warnings.append(f"{label} not read: {failure}")
             return False
+        finally:
+            skipped = read.warning(label)
+            if skipped:
+                self.result.warnings.append(skipped)
         return True
 
     def _nodes(self) -> None:
         nodes = self.discovery.preferred("", "nodes")
         if nodes is not None:
             self._read(nodes, lambda item: self.result.node_names.append(str(dig(item, "metadata", "name"))), None)
+            unique = list(dict.fromkeys(self.result.node_names))
+            if len(unique) < len(self.result.node_names):
+                repeated = len(self.result.node_names) - len(unique)
+                self.result.warnings.append(f"nodes: {repeated} Node(s) listed more than once; each is counted once")
+                self.result.node_names = unique
 
     def _list(self, resource: APIResource) -> None:
         namespace = self.namespace if resource.namespaced else None

@@ -8,37 +8,52 @@ What the gate rules (WAS7xx) receive is the run's gate inventory, `{component: {
 `--gates` file, holding only the gates whose value differs from the current release's default: a
 metric lists every gate the binary knows, so a value equal to the default cannot be told apart
 from "not set", and it is what the target release's default replaces on upgrade.
+
+The exposition text is read with `prometheus-client`'s own parser (a dependency of the cluster
+commands only, imported here), on the `kubernetes_feature_enabled` sample lines alone, picked
+out first in one linear pass; a line longer than MAX_METRIC_LINE or that the parser rejects is
+skipped. Node and Pod names reach the proxy paths only through `sources/cluster/paths.py`.
 """
 
 from __future__ import annotations
 
-import re
+import math
 from dataclasses import dataclass, field
 
 from waslint.knowledge.gates import APISERVER, CONTROLLER_MANAGER, KUBELET, SCHEDULER, gate_table
 from waslint.knowledge.releases import Release
+from waslint.sources.cluster import paths
 from waslint.sources.cluster.connection import ClusterError, Connection, RequestFailed
 
-METRIC = re.compile(r"^kubernetes_feature_enabled\{(?P<labels>[^}]*)\}\s+(?P<value>\S+)", re.MULTILINE)
-LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+METRIC_NAME = "kubernetes_feature_enabled"
+MAX_METRIC_LINE = 4096  # a gate's sample line is under 200 characters
 DEFAULT_KUBELETS = 20
 # Static control-plane Pods (kubeadm labels them component=<name>) and their secure metrics ports.
 CONTROL_PLANE_PODS = ((SCHEDULER, "kube-scheduler", 10259), (CONTROLLER_MANAGER, "kube-controller-manager", 10257))
 
 
+def feature_lines(text: str) -> list[str]:
+    """The `kubernetes_feature_enabled` sample lines, found in one linear pass over the reply."""
+    prefix = METRIC_NAME + "{"
+    return [line for line in text.splitlines() if line.startswith(prefix) and len(line) <= MAX_METRIC_LINE]
+
+
 def parse_feature_metrics(text: str) -> dict[str, tuple[str, bool]]:
-    """{gate: (stage, enabled)} from Prometheus text."""
+    """{gate: (stage, enabled)} from Prometheus text (prometheus-client's parser, line by line:
+    one malformed line costs only itself)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
     gates: dict[str, tuple[str, bool]] = {}
-    for match in METRIC.finditer(text):
-        labels = dict(LABEL.findall(match.group("labels")))
-        name = labels.get("name")
-        if not name:
-            continue
+    for line in feature_lines(text):
         try:
-            enabled = float(match.group("value")) >= 0.5
-        except ValueError:
+            samples = [sample for family in text_string_to_metric_families(line + "\n") for sample in family.samples]
+        except (ValueError, TypeError, IndexError):
             continue
-        gates[name] = (labels.get("stage", ""), enabled)
+        for sample in samples:
+            name, value = sample.labels.get("name"), sample.value
+            if sample.name != METRIC_NAME or not name or not isinstance(value, float | int) or math.isnan(value):
+                continue
+            gates[name] = (sample.labels.get("stage", ""), value >= 0.5)
     return gates
 
 
@@ -92,13 +107,22 @@ def read_gates(
     reading = GateReading(kubelets_total=len(node_names))
     reading.components.append(_read(connection, APISERVER, connection.server, "/metrics"))
     for node in sample(sorted(node_names), max_kubelets):
-        reading.components.append(_read(connection, KUBELET, node, f"/api/v1/nodes/{node}/proxy/metrics"))
+        try:
+            path = paths.node_proxy(node, "metrics")
+        except paths.InvalidName as error:
+            reading.components.append(ComponentGates(KUBELET, node, None, f"not read: {error}"))
+            continue
+        reading.components.append(_read(connection, KUBELET, node, path))
     for component, _, port in CONTROL_PLANE_PODS:
         pods = control_plane_pods.get(component, [])
         if not pods:
             reading.components.append(ComponentGates(component, "-", None, "no static Pod visible in kube-system"))
         for pod in pods:
-            path = f"/api/v1/namespaces/kube-system/pods/https:{pod}:{port}/proxy/metrics"
+            try:
+                path = paths.pod_proxy("kube-system", pod, "https", port, "metrics")
+            except paths.InvalidName as error:
+                reading.components.append(ComponentGates(component, pod, None, f"not read: {error}"))
+                continue
             reading.components.append(_read(connection, component, pod, path))
     return reading
 

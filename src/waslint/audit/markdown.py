@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import datetime
-from collections import Counter
 
 from waslint.audit.run import AuditResult, served_was_versions
+from waslint.escape import markdown
 from waslint.knowledge.gates import gate_table
 from waslint.objects.keys import SCHEDULING
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+from waslint.report.base import counts, plural
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines.extend("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows)
+    lines = ["| " + " | ".join(markdown.cell(cell) for cell in header) + " |", "|" + "---|" * len(header)]
+    lines.extend("| " + " | ".join(markdown.cell(cell) for cell in row) + " |" for row in rows)
     return lines
 
 
@@ -25,7 +22,7 @@ def _verdict(result: AuditResult) -> list[str]:
     if result.verdict:
         lines.append(f"Before this cluster runs {result.target}:")
         lines.append("")
-        lines.extend(f"- {item}" for item in result.verdict)
+        lines.extend(f"- {markdown.cell(item)}" for item in result.verdict)
     else:
         lines.append(
             f"Nothing on this cluster blocks {result.target} (see the findings below for object-level issues)."
@@ -74,7 +71,7 @@ def _gates(result: AuditResult) -> list[str]:
     unknown = result.gates.unknown()
     if unknown:
         lines += ["", "Unknown (not read, so not assumed off):", ""]
-        lines.extend(f"- {c.component} {c.instance}: {c.problem}" for c in unknown)
+        lines.extend(f"- {markdown.cell(f'{c.component} {c.instance}: {c.problem}')}" for c in unknown)
     return lines
 
 
@@ -111,25 +108,30 @@ def _findings(result: AuditResult) -> list[str]:
     lines = ["## Findings", ""]
     if not findings:
         return [*lines, "No findings."]
-    by_severity = Counter(finding.severity.label for finding in findings)
-    lines.append(", ".join(f"{count} {severity}" for severity, count in sorted(by_severity.items())) + ".")
+    by = counts(findings)  # error, warning, info: most severe first
+    lines.append(
+        f"{plural(by['error'], 'error')}, {plural(by['warning'], 'warning')}, {by['info']} info"
+        f" in {plural(len(result.lint.files), 'object')}."
+    )
     lines.append("")
-    rows = [[f.severity.label, f"{f.code} {f.name}", f.path, f.message] for f in findings]
+    ordered = sorted(findings, key=lambda f: -f.severity)  # stable: path order within a severity
+    rows = [[f.severity.label, f"{f.code} {f.name}", f.path, f.message] for f in ordered]
     return lines + _table(["severity", "rule", "object", "message"], rows)
 
 
 def render_markdown(result: AuditResult, now: datetime.datetime | None = None) -> str:
     when = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     head = [
-        f"# waslint audit: `{result.context}` ({result.server_version or 'unknown version'}), target {result.target}",
+        f"# waslint audit: {markdown.code(result.context)}"
+        f" ({markdown.cell(result.server_version or 'unknown version')}), target {result.target}",
         "",
-        f"Server {result.server}, read {when}: {result.collection.objects_read} objects read,"
+        f"Server {markdown.cell(result.server)}, read {when}: {result.collection.objects_read} objects read,"
         f" {len(result.collection.sources)} linted, GET requests only.",
         "",
     ]
     sections = [_verdict(result), _served(result), _gates(result), _objects(result), _growth(result), _findings(result)]
     if result.warnings:
-        sections.append(["## Warnings", "", *[f"- {warning}" for warning in result.warnings]])
+        sections.append(["## Warnings", "", *[f"- {markdown.cell(warning)}" for warning in result.warnings]])
     body = head
     for section in sections:
         body += [*section, ""]

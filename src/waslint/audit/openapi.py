@@ -8,6 +8,9 @@ field); object schemas with `properties` and no `additionalProperties` are close
 packaged strict schemas (an unknown field is what the API server's strict field validation
 rejects); `metadata` is left to the other rules, as in the packaged schemas. Keywords outside the
 subset are dropped.
+
+The index and each document are checked for their JSON types where they are read; a document
+that does not convert is a warning and the packaged schema is used for its version.
 """
 
 from __future__ import annotations
@@ -53,26 +56,54 @@ def _clean(node: Any) -> Any:
     return out
 
 
+class NotAnOpenAPIDocument(ValueError):
+    """A document (or index) whose JSON types are not OpenAPI v3's."""
+
+
 def _kind_of(schema: Any) -> tuple[str, str, str] | None:
-    for gvk in schema.get("x-kubernetes-group-version-kind") or [] if isinstance(schema, dict) else []:
+    gvks = schema.get("x-kubernetes-group-version-kind") if isinstance(schema, dict) else None
+    for gvk in gvks if isinstance(gvks, list) else []:
         if isinstance(gvk, dict):
             return str(gvk.get("group", "")), str(gvk.get("version", "")), str(gvk.get("kind", ""))
     return None
 
 
-def convert(document: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+def _mapping(value: Any, what: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise NotAnOpenAPIDocument(f"{what} is a JSON {type(value).__name__}, not an object")
+    return value
+
+
+def convert(document: Any) -> dict[tuple[str, str], dict[str, Any]]:
     """`(apiVersion, kind) -> schema document` for the WAS kinds an OpenAPI v3 document describes."""
-    schemas = (document.get("components") or {}).get("schemas") or {}
-    defs = {name: _clean(schema) for name, schema in schemas.items()}
+    schemas = _mapping(
+        _mapping(_mapping(document, "the document").get("components"), "components").get("schemas"),
+        "components.schemas",
+    )
+    defs = {name: _clean(schema) for name, schema in schemas.items() if isinstance(schema, dict)}
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for name, schema in schemas.items():
         gvk = _kind_of(schema)
-        if gvk is None or gvk[0] != SCHEDULING or gvk[2] not in WAS_KINDS:
+        if gvk is None or gvk[0] != SCHEDULING or gvk[2] not in WAS_KINDS or name not in defs:
             continue
         root = dict(defs[name])
-        root["properties"] = {**root.get("properties", {}), "metadata": {"type": "object"}}
+        properties = _mapping(root.get("properties"), f"{name}.properties")
+        root["properties"] = {**properties, "metadata": {"type": "object"}}
         found[(f"{gvk[0]}/{gvk[1]}", gvk[2])] = {**root, "$defs": defs, "title": name}
     return found
+
+
+def _document_url(entry: Any) -> tuple[str, dict[str, str]] | None:
+    """The document's path and query from an index entry: only a path under /openapi/v3/."""
+    url = entry.get("serverRelativeURL") if isinstance(entry, dict) else None
+    if not isinstance(url, str):
+        return None
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/openapi/v3/") or ".." in parts.path.split("/"):
+        return None
+    return parts.path, dict(parse_qsl(parts.query))
 
 
 def live_schemas(connection: Connection, discovery: Discovery) -> tuple[dict[tuple[str, str], Validator], list[str]]:
@@ -83,17 +114,20 @@ def live_schemas(connection: Connection, discovery: Discovery) -> tuple[dict[tup
     except ClusterError as error:
         return {}, [f"/openapi/v3 not read ({error}): the packaged schemas are used"]
     paths = index.get("paths") if isinstance(index, dict) else None
+    if not isinstance(paths, dict):
+        return {}, ["/openapi/v3 is not an OpenAPI v3 index (no paths object): the packaged schemas are used"]
     validators: dict[tuple[str, str], Validator] = {}
     for version in discovery.versions(SCHEDULING):
-        entry = (paths or {}).get(f"apis/{SCHEDULING}/{version}")
-        url = entry.get("serverRelativeURL") if isinstance(entry, dict) else None
-        if not isinstance(url, str):
+        entry = paths.get(f"apis/{SCHEDULING}/{version}")
+        where = _document_url(entry)
+        if where is None:
+            if entry is not None:
+                problems.append(f"OpenAPI v3 index entry of {SCHEDULING}/{version} has no usable serverRelativeURL")
             continue
-        parts = urlsplit(url)
         try:
-            document, _ = connection.get_json(parts.path, dict(parse_qsl(parts.query)))
+            document, _ = connection.get_json(*where)
             for key, schema in convert(document).items():
                 validators[key] = compile_schema(schema, str(schema["title"]))
-        except (ClusterError, ValueError, AttributeError) as error:
+        except (ClusterError, ValueError, TypeError, AttributeError, KeyError) as error:
             problems.append(f"OpenAPI v3 of {SCHEDULING}/{version} not used ({error}): the packaged schema is")
     return validators, problems

@@ -122,7 +122,7 @@ def run_audit(
     gate_inventory = inventory(reading, release or options.target)
     gates_path = f"cluster://{connection.context}/feature-gates"
     gates_source = parse_bytes(gates_path, inventory_yaml(gate_inventory, reading).encode())
-    options.gates = GatesFile(gates_path, gate_inventory, gates_source.documents[0])
+    options.gates = GatesFile(gates_path, gate_inventory, gates_source.documents[0], from_metrics=True)
     schemas: dict[tuple[str, str], Validator] = {}
     if release == options.target:  # the cluster's schemas describe its own release only
         progress("schemas")

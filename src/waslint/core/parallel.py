@@ -17,11 +17,20 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from waslint.core.failure import RunFailure
+
 T = TypeVar("T")
 R = TypeVar("R")
 
 _NUMBER = struct.Struct("=I")
 MAX_ITEMS = 4096  # item numbers in the queue pipe: 16 KB, well under a pipe's buffer
+
+
+JOBS_PER_CORE = 4  # --jobs above this many per core is capped: workers past it only contend
+
+
+def max_jobs() -> int:
+    return JOBS_PER_CORE * default_jobs()
 
 
 def default_jobs() -> int:
@@ -37,7 +46,27 @@ def can_fork() -> bool:
 
 
 class WorkerError(RuntimeError):
-    """A worker process failed: its traceback, or how it ended."""
+    """A worker process raised: the last line of its traceback (`detail` holds all of it)."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
+def _ended(status: int) -> RunFailure:
+    """A worker that sent nothing: killed by a signal (the OOM killer sends SIGKILL), or exited."""
+    import signal
+
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        hint = " (out of memory? try fewer --jobs)" if number == signal.SIGKILL else ""
+        return RunFailure(f"a --jobs worker was killed by {name}{hint}; no report was written")
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
+    return RunFailure(f"a --jobs worker ended with status {code} without a result; no report was written")
 
 
 def fork_map(
@@ -126,10 +155,11 @@ def _collect(pid: int, result_read: int) -> dict[int, Any]:
         payload = source.read()
     _, status = os.waitpid(pid, 0)
     if not payload:
-        raise WorkerError(f"a --jobs worker ended without a result (wait status {status})")
+        raise _ended(status)
     ok, value = pickle.loads(payload)
     if not ok:
-        raise WorkerError(f"a --jobs worker failed:\n{value}")
+        last = str(value).strip().splitlines()[-1] if str(value).strip() else "no traceback"
+        raise WorkerError(f"a --jobs worker failed: {last}", str(value))
     results: dict[int, Any] = value
     return results
 

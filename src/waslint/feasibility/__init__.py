@@ -2,7 +2,8 @@
 snapshot's cluster, where, and if not, why.
 
 Layers inside the package, low to high: model (compact node / pod-shape types parsed from plain
-dicts), capacity (requests, free capacity, the mutable cluster state), filters (the scheduler's
-node filters), placement (domains, gangs, composite groups, a run of several gangs), explain
-(the words of a verdict). gangs.py reads the gangs out of manifest objects.
+dicts, requests), filters (the scheduler's node filters), capacity (free capacity, the mutable
+cluster state), dra (ResourceSlice devices and claim requests), placement (domains, gangs,
+composite groups), explain (the words of a verdict), analysis (a run of several gangs, blockers,
+what-ifs), gangs (the gangs read out of manifest objects), render and command (the command).
 """

@@ -45,6 +45,7 @@ class FeasibilityRequest:
 class Outcome:
     text: str
     status: int
+    warnings: list[str] = field(default_factory=list)  # for stderr: the run went on
 
 
 @contextmanager
@@ -85,13 +86,15 @@ def _run(request: FeasibilityRequest) -> Outcome:
     else:
         text = _common_report(request.fmt, located, files)
     status = 1 if any(not item.verdict.feasible for item in located) else 0
-    return Outcome(text, status)
+    unread = [f"{source.path}:{p.line}:{p.column}: not read: {p.message}" for source in files for p in source.problems]
+    return Outcome(text, status, [*snapshot.warnings, *unread, *result.warnings])
 
 
 @dataclass
 class Checked:
     run: Run
     summary: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
 
 
 def check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf | None = None) -> tuple[Checked, list[Located]]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.feasibility.cycles import cycles
 from waslint.feasibility.dra import ClaimBook
 from waslint.feasibility.model import Gang
 from waslint.objects.groups import Group, groups_of, object_group
@@ -238,9 +239,12 @@ class GangReader:
             composites[(obj.namespace, obj.name)] = gang
             parents[gang] = group.parent.value if group.parent is not None else None
         children: set[Gang] = set()
+        looped = _cycle_members(composites, parents)
         for table in (pod_groups, composites):
-            for (namespace, _), gang in table.items():
+            for (namespace, name), gang in table.items():
                 parent = parents[gang]
+                if table is composites and (namespace, name) in looped:
+                    continue  # reported on its own: no parent, no child of the cycle
                 if parent is not None and (namespace, parent) in composites:
                     composites[(namespace, parent)].children.append(gang)
                     children.add(gang)
@@ -448,6 +452,26 @@ def collect(
         reader.mark_preemption(gang)
     reader.found.gangs = gangs
     return reader.found
+
+
+def _cycle_members(composites: dict[tuple[str, str], Gang], parents: dict[Gang, str | None]) -> set[tuple[str, str]]:
+    """CompositePodGroups whose parent chain comes back to them: each gets the problem that names
+    its cycle (the scheduler marks the hierarchy Invalid; lint: WAS607) and is placed as no one's
+    child."""
+    parent_of: dict[tuple[str, str], tuple[str, str] | None] = {}
+    for (namespace, name), gang in composites.items():
+        parent = parents[gang]
+        parent_of[(namespace, name)] = (namespace, parent) if parent is not None else None
+    members: set[tuple[str, str]] = set()
+    for cycle in cycles(parent_of):
+        ring = " -> ".join(name for _, name in [*cycle, cycle[0]])
+        for key in cycle:
+            members.add(key)
+            composites[key].problems.append(
+                f"its parentCompositePodGroupName chain is a cycle ({ring}): the hierarchy is no tree and"
+                " none of it can be placed"
+            )
+    return members
 
 
 def _named(templates: list[PodTemplate], name: str | None) -> PodTemplate:

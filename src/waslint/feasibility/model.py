@@ -225,17 +225,28 @@ class Gang:
     def __str__(self) -> str:
         return f"{self.kind} {self.namespace}/{self.name}"
 
-    def pods_to_place(self) -> list[PodShape]:
-        """The `required` pods placement must find room for: the smallest pods of the members
-        (any `required` of them satisfy the gang), placed largest first."""
-        if len(self.members) == 1:
-            shape, count = self.members[0]
-            return [shape] * min(max(0, count), self.required)
-        pods = [shape for shape, count in self.members for _ in range(max(0, count))]
-        pods.sort(key=lambda shape: shape.size)
-        chosen = pods[: self.required]
+    def shapes_to_place(self) -> list[tuple[PodShape, int]]:
+        """The `required` pods placement must find room for, as (shape, pods) largest shape first:
+        the smallest pods of the members (any `required` of them satisfy the gang). Counted, never
+        listed one by one: a gang may declare a billion pods."""
+        chosen: list[tuple[PodShape, int]] = []
+        left = max(0, self.required)
+        merged: dict[PodShape, int] = {}
+        for shape, count in self.members:
+            merged[shape] = merged.get(shape, 0) + max(0, count)
+        for shape, count in sorted(merged.items(), key=lambda item: item[0].size):
+            if left <= 0:
+                break
+            taken = min(count, left)
+            if taken:
+                chosen.append((shape, taken))
+                left -= taken
         chosen.reverse()
         return chosen
+
+    def pods_to_place(self) -> list[PodShape]:
+        """shapes_to_place one entry per pod, for the small gangs the exhaustive search takes."""
+        return [shape for shape, count in self.shapes_to_place() for _ in range(count)]
 
 
 def signature(value: Any) -> str:

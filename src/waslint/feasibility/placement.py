@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import heapq
-from collections import Counter
 from dataclasses import dataclass, field
 
 from waslint.feasibility.capacity import ClusterState
@@ -49,8 +48,8 @@ class Attempt:
 
 
 def main_shape(gang: Gang) -> PodShape | None:
-    pods = gang.pods_to_place()
-    return pods[0] if pods else None
+    shapes = gang.shapes_to_place()
+    return shapes[0][0] if shapes else None
 
 
 def place(state: ClusterState, gang: Gang, restrict: list[int] | None = None, keep: bool = True) -> Attempt:
@@ -74,13 +73,12 @@ def _place(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attem
         return Attempt(gang, False)
     if gang.composite:
         return _place_composite(state, gang, restrict)
-    pods = gang.pods_to_place()
-    if not pods:
+    groups = gang.shapes_to_place()  # (shape, pods): the work follows the shapes and nodes, not the pods
+    if not groups:
         return Attempt(gang, True, placeable=0)
-    shapes = Counter(pods)
-    if len(shapes) == 1:
-        return _place_homogeneous(state, gang, pods[0], len(pods), restrict)
-    return _place_mixed(state, gang, pods, restrict)
+    if len(groups) == 1:
+        return _place_homogeneous(state, gang, groups[0][0], groups[0][1], restrict)
+    return _place_mixed(state, gang, groups, restrict)
 
 
 def domain_nodes(state: ClusterState, key: str | None, restrict: list[int] | None) -> dict[str, list[int]]:
@@ -164,8 +162,10 @@ def _place_homogeneous(
     return Attempt(gang, True, chosen, placement, need, fitting, room, assigned=assigned)
 
 
-def _place_mixed(state: ClusterState, gang: Gang, pods: list[PodShape], restrict: list[int] | None) -> Attempt:
-    groups = list(Counter(pods).items())  # in first-seen order: pods are largest first
+def _place_mixed(
+    state: ClusterState, gang: Gang, groups: list[tuple[PodShape, int]], restrict: list[int] | None
+) -> Attempt:
+    total = sum(count for _, count in groups)  # groups are largest shape first
     main = groups[0][0]
     room = room_per_domain(state, main, gang.topology_key, restrict)
     domains = domain_nodes(state, gang.topology_key, restrict)
@@ -178,7 +178,7 @@ def _place_mixed(state: ClusterState, gang: Gang, pods: list[PodShape], restrict
     for value in candidates:
         mark = state.checkpoint()
         placed, assigned = _fill_groups(state, groups, domains[value])
-        if placed == len(pods):
+        if placed == total:
             fitting.append(value)
             if chosen is None:
                 chosen = (value, assigned)
@@ -188,10 +188,11 @@ def _place_mixed(state: ClusterState, gang: Gang, pods: list[PodShape], restrict
             best_value, best_placed = value, placed
         state.rollback(mark)
     if chosen is not None:
-        return Attempt(gang, True, chosen[0], _per_node(chosen[1]), len(pods), fitting, room, assigned=chosen[1])
+        return Attempt(gang, True, chosen[0], _per_node(chosen[1]), total, fitting, room, assigned=chosen[1])
     attempt = Attempt(gang, False, best_value, placeable=best_placed, room=room, heuristic=bool(candidates))
     small = [value for value in candidates if len(domains[value]) <= EXACT_SEARCH_NODES]
-    if candidates and len(pods) <= EXACT_SEARCH_PODS and len(small) == len(candidates):
+    if candidates and total <= EXACT_SEARCH_PODS and len(small) == len(candidates):
+        pods = [shape for shape, count in groups for _ in range(count)]
         for value in candidates:
             found = exact_search(state, pods, domains[value])
             if found is not None:
@@ -199,7 +200,7 @@ def _place_mixed(state: ClusterState, gang: Gang, pods: list[PodShape], restrict
                 for position, shape, _ in assigned:
                     state.consume(position, shape, 1)
                 placement = _per_node(assigned)
-                return Attempt(gang, True, value, placement, len(pods), [value], room, searched=True, assigned=assigned)
+                return Attempt(gang, True, value, placement, total, [value], room, searched=True, assigned=assigned)
         attempt.heuristic, attempt.searched = False, True
     return attempt
 

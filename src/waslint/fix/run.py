@@ -30,7 +30,7 @@ from waslint.fix.yamltext import (
 )
 from waslint.io.config import Config
 from waslint.io.discover import discover_all
-from waslint.io.helm import PLACEHOLDER
+from waslint.io.helm import PLACEHOLDER, is_template
 from waslint.io.loader import MAX_FILE_BYTES, Document, SourceFile, parse_bytes, too_large
 from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target
@@ -46,7 +46,6 @@ from waslint.objects.kobject import KObject
 
 PARSE_ERROR = "WAS001"
 MAX_PASSES = 3
-TEMPLATE = re.compile(r"\{\{.*?\}\}")
 OLD_WAS = re.compile(r"scheduling\.k8s\.io/v1alpha[123]|podGroupTemplateRef|workloadRef:")
 TEMPLATE_NOTE = (
     "skipped: the file holds Helm/Go template syntax ({{ }}) and is never rewritten; change the"
@@ -139,7 +138,7 @@ def state_of(path: str, raw: bytes) -> FileState:
 
 
 def _refusal(source: SourceFile) -> str | None:
-    if source.template is None and TEMPLATE.search(source.text):
+    if source.template is None and is_template(source.path, source.text):
         return TEMPLATE_NOTE  # a template that cannot be read at its source positions
     line_breaks = line_break_problem(source.text)
     if line_breaks is not None:

@@ -11,6 +11,8 @@ import stat
 import tempfile
 from dataclasses import dataclass
 
+from waslint.core.failure import signals_deferred
+
 
 @dataclass(frozen=True)
 class Encoding:
@@ -55,8 +57,14 @@ def write_atomic(path: str, data: bytes) -> int:
         raise NotWritten("the file is read-only for this user; not written")
     folder = os.path.dirname(path) or "."
     mode = stat.S_IMODE(status.st_mode)
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".waslint-tmp")
+    temporary = ""
     try:
+        # SIGTERM and Ctrl-C unwind the run (core/failure.py); held back until the file's name is
+        # known here, so the cleanup below always has it.
+        with signals_deferred():
+            handle, temporary = tempfile.mkstemp(
+                dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".waslint-tmp"
+            )
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
@@ -65,8 +73,9 @@ def write_atomic(path: str, data: bytes) -> int:
         os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if temporary:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise
     _sync_folder(folder)
     return status.st_nlink

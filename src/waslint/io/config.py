@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -11,11 +12,10 @@ from typing import Any
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity
-from waslint.io.loader import MAX_FILE_BYTES, parse_bytes
+from waslint.io.loader import CONFIG_NAMES, MAX_FILE_BYTES, parse_bytes
 from waslint.io.reading import InputError, read_bounded
 from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text
 
-CONFIG_NAMES = (".waslint.yaml", ".waslint.yml")
 KNOWN_KEYS = (
     "select",
     "ignore",
@@ -130,13 +130,21 @@ def find_config(start: str | None = None) -> str | None:
         folder = parent
 
 
+# Where a pyproject.toml can hold waslint's table: `[tool.waslint]` (or `[tool."waslint".x]`), a
+# dotted `tool.waslint.x = ...`, or a `[tool]` table with `waslint...` keys. No match: no table.
+_TOOL_WASLINT = re.compile(
+    rb"""^[ \t]*(?:\[[ \t]*tool[ \t]*\.[ \t]*["']?waslint|tool[ \t]*\.[ \t]*["']?waslint|\[[ \t]*tool[ \t]*\])""",
+    re.MULTILINE,
+)
+
+
 def _has_tool_section(path: str) -> bool:
     try:
         content = read_bounded(path, MAX_FILE_BYTES)
     except InputError:
         return False
-    if b"waslint" not in content:
-        return False
+    if b"waslint" not in content or not _TOOL_WASLINT.search(content):
+        return False  # most pyproject.toml files: no TOML parser imported (2 ms of a hook's start)
     try:  # `[tool.waslint]`, `[tool.waslint.severity]`, or `[tool]` with `waslint.ignore = ...`
         return isinstance(_toml_tool_section(path, content), dict)
     except ConfigError:
@@ -232,7 +240,9 @@ def _apply(config: Config, key: str, value: Any, source: str, known: Collection[
             raise ConfigError(f"{where}: expected a namespace name")
         config.namespace = value
     elif key == "scopes":
-        config.scopes = [glob.removeprefix("./").strip("/") for glob in _strings(value, where)]
+        if isinstance(value, str) and not value.strip():
+            raise ConfigError(f"{where}: an empty scope matches no folder (give folder globs, e.g. clusters/*)")
+        config.scopes = [_scope_glob(glob, where) for glob in _strings(value, where)]
     elif key == "inline-ignores":
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false")
@@ -266,6 +276,22 @@ def _duration(raw: Any, where: str) -> float:
     if seconds < 0 or isinstance(raw, bool):
         raise ConfigError(f"{where}: expected a duration such as 3600, 90s, 30m, 2h or 1d, got {raw!r}")
     return seconds
+
+
+def _scope_glob(glob: str, where: str) -> str:
+    """A scope is a folder glob inside the config's folder: `""`, `.`, `/`, an absolute path or a
+    `..` would match no folder (or the config's own), silently; each is a usage error."""
+    bare = glob.strip()
+    while bare.startswith("./"):
+        bare = bare[2:]
+    bare = bare.rstrip("/")
+    if glob.strip().startswith("/") and bare:
+        raise ConfigError(f"{where}: scope {glob!r} is absolute; scopes are folder globs relative to the config")
+    if bare in ("", "."):
+        raise ConfigError(f"{where}: scope {glob!r} names no folder below the config (e.g. clusters/*)")
+    if ".." in bare.split("/"):
+        raise ConfigError(f"{where}: scope {glob!r} leaves the config's folder; scopes are folders below it")
+    return bare
 
 
 def _strings(value: Any, where: str) -> list[str]:

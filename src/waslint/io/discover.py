@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 
-from waslint.io.loader import MANIFEST_SUFFIXES, SKIPPED_DIRS
+from waslint.io.loader import CONFIG_NAMES, MANIFEST_SUFFIXES, SKIPPED_DIRS
 from waslint.io.reading import kind_of
 
 Excluded = Callable[[str], bool]
@@ -61,8 +61,8 @@ def discover_all(paths: Iterable[str], exclude: Iterable[str] | Excluded = ()) -
         if stat.S_ISDIR(mode):
             if arg in (".", "./") or not excluded(arg):
                 _walk(arg, excluded, roots, found)
-        elif excluded(arg):
-            continue
+        elif excluded(arg) or os.path.basename(arg) in CONFIG_NAMES:
+            continue  # pre-commit names a staged .waslint.yaml too: it is config, not a manifest
         elif stat.S_ISREG(mode):
             found.files.append(arg)
         else:  # a FIFO, socket or device would block or never end
@@ -113,7 +113,7 @@ def _visit(
         return
     if not entry.name.endswith(MANIFEST_SUFFIXES) and not is_link:
         return
-    if entry.name in SKIPPED_DIRS or excluded(full):
+    if entry.name in SKIPPED_DIRS or entry.name in CONFIG_NAMES or excluded(full):
         return
     if is_link:
         _visit_link(entry, full, roots, found)

@@ -14,6 +14,9 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
 
 PLACEHOLDER = "\ue000"
 # An action may span lines (Go allows newlines inside actions), but never holds another `{{`.
@@ -74,3 +77,49 @@ def mask_template(text: str) -> MaskedTemplate | None:
 def shown(text: str) -> str:
     """Text read from a masked template, as a person should see it."""
     return _RUN.sub(SHOWN_AS, text) if PLACEHOLDER in text else text
+
+
+def is_template(path: str, text: str) -> bool:
+    """Whether the file is a Helm template, read through its masked text: it lies in a chart's
+    `templates/` folder (Helm renders every action there, comments included), or it holds an
+    action outside YAML comments. A `{{ }}` in a comment of a plain manifest is only text: the
+    file is plain YAML, and `fix` edits it like any other."""
+    if "{{" not in text:
+        return False
+    if in_chart_templates(path):
+        return True
+    return _action_outside_comments(text)
+
+
+def in_chart_templates(path: str) -> bool:
+    """Whether `path` lies under a `templates` folder beside a `Chart.yaml` (subfolders too)."""
+    location = Path(path)
+    if "templates" not in location.parts[:-1]:
+        return False
+    return any(folder.name == "templates" and (folder.parent / "Chart.yaml").is_file() for folder in location.parents)
+
+
+def _action_outside_comments(text: str) -> bool:
+    starts = [match.start() for match in _ACTION.finditer(text)]
+    for start in starts:  # cheap first: an action with no `#` before it on its line is no comment
+        if "#" not in text[text.rfind("\n", 0, start) + 1 : start]:
+            return True
+    if not starts:
+        return False
+    # Every action follows a `#` on its line (in a comment, or in a quoted or block scalar):
+    # YAML's own scanner tells them apart, as a comment is the only text no token covers.
+    try:
+        spans = [
+            (token.start_mark.index, token.end_mark.index)
+            for token in yaml.scan(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            if token.end_mark.index > token.start_mark.index
+        ]
+    except yaml.YAMLError:
+        return True  # not plain YAML either: read it as a template, as Helm would
+    position = 0
+    for start in starts:
+        while position < len(spans) and spans[position][1] <= start:
+            position += 1
+        if position < len(spans) and spans[position][0] <= start:
+            return True
+    return False

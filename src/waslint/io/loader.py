@@ -10,7 +10,6 @@ module; its positions are computed lazily the same way on demand.
 from __future__ import annotations
 
 import gc
-import json
 import re
 import sys
 from collections.abc import Iterable
@@ -20,14 +19,14 @@ from typing import Any, ClassVar
 import yaml
 
 from waslint.core.model import Path, Span
-from waslint.io.helm import MaskedTemplate, mask_template
-from waslint.io.reading import DEFAULT_LIMIT, InputError, TooLarge, read_bounded
+from waslint.io.helm import MaskedTemplate, is_template, mask_template
+from waslint.io.reading import DEFAULT_LIMIT, MAX_DEPTH, BadJSON, InputError, TooLarge, loads_json, read_bounded
 
 MAX_FILE_BYTES = DEFAULT_LIMIT
-MAX_DEPTH = 200
 MAX_EXPANDED_NODES = 500_000
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
+CONFIG_NAMES = (".waslint.yaml", ".waslint.yml")  # waslint's own config: never read as a manifest
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
@@ -294,8 +293,8 @@ def too_large(path: str) -> SourceFile:
     return source
 
 
-def parse_bytes(path: str, raw: bytes, *, parse: bool = True) -> SourceFile:
-    text, problem = decode(raw)
+def parse_bytes(path: str, raw: bytes, *, parse: bool = True, limit: int | None = None) -> SourceFile:
+    text, problem = decode(raw, limit)
     source = SourceFile(path=path, text=text, is_json=path.endswith(".json"))
     if problem is not None:
         source.problems.append(problem)
@@ -317,7 +316,7 @@ def parse_text(source: SourceFile) -> None:
     try:
         if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
             _parse_json(source)
-        elif "{{" in text and _parse_masked(source):
+        elif is_template(path, text) and _parse_masked(source):
             pass
         else:
             _parse_yaml(source)
@@ -343,9 +342,10 @@ def _parse_masked(source: SourceFile) -> bool:
     return True
 
 
-def decode(raw: bytes) -> tuple[str, Problem | None]:
-    if len(raw) > MAX_FILE_BYTES:
-        return "", Problem(f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", 1, 1, None)
+def decode(raw: bytes, limit: int | None = None) -> tuple[str, Problem | None]:
+    limit = MAX_FILE_BYTES if limit is None else limit
+    if len(raw) > limit:
+        return "", Problem(f"file is larger than {limit // (1024 * 1024)} MiB", 1, 1, None)
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return raw.decode("utf-16"), None
@@ -363,16 +363,13 @@ def decode(raw: bytes) -> tuple[str, Problem | None]:
 
 def _parse_json(source: SourceFile) -> None:
     try:
-        data = json.loads(source.text, object_pairs_hook=_json_object)
-    except json.JSONDecodeError as err:
-        source.problems.append(Problem(f"JSON syntax error: {err.msg}", err.lineno, err.colno, 0))
+        data = loads_json(source.text, _json_object)
+    except BadJSON as err:
+        source.problems.append(Problem(err.reason, err.line, err.column, 0))
         return
     except _DuplicateJsonKey as err:
         line, column = _duplicate_json_position(source.text)
         source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", line, column, 0))
-        return
-    except RecursionError:
-        source.problems.append(Problem(f"nesting deeper than {MAX_DEPTH} levels", 1, 1, 0))
         return
     last = source.text.count("\n") + 1
     source.documents.append(Document(source, 0, data, None, 0, 1, last))

@@ -1,4 +1,5 @@
-"""Bounded reads of every input: manifests, `--gates`, `--snapshot` and the config file.
+"""Bounded reads of every input: manifests, `--gates`, `--snapshot`, `--baseline`, the config
+file, the kubeconfig and (through `loads_json`) every JSON body a cluster answers with.
 
 Only regular files are read. A FIFO, a socket or a device (`/dev/zero`) would block or never
 end; the file is opened with O_NONBLOCK and checked with fstat before a byte is read, so even a
@@ -8,11 +9,16 @@ says (plus one byte to notice growth), never more than the limit: no limit-sized
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
+from collections.abc import Callable
 from typing import Any
 
 DEFAULT_LIMIT = 32 * 1024 * 1024
+MAX_DEPTH = 200  # nesting of mappings and lists in any input, YAML or JSON
+MAX_INT_DIGITS = 4300  # Python's own bound on int() of text (sys.get_int_max_str_digits)
 _CHUNK = 1024 * 1024
 
 
@@ -117,3 +123,85 @@ def _read_stream(stdin: Any, limit: int) -> bytes:
     if len(data) > limit:
         raise TooLarge(f"-: stdin is larger than {limit // (1024 * 1024)} MiB")
     return data
+
+
+# -- JSON: depth and integer size bounded, errors located --------------------------------------------
+
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"\\[]{}')
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_DEPTH_STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
+_BRACKETED_STRING = re.compile(rb'"[^"]*"')
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_INT_DIGITS + 1},}}")
+
+
+class BadJSON(InputError):
+    """JSON that does not parse, nests too deep or holds a number Python cannot read; 1-based
+    `line` and `column` say where."""
+
+    def __init__(self, reason: str, line: int, column: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+        self.column = column
+
+
+def nests_deeper_than(data: bytes, limit: int) -> bool:
+    """Whether JSON text nests its lists and objects deeper than `limit`, in linear time and
+    without parsing it: everything but quotes, backslashes and brackets is dropped, then escapes,
+    then strings, and what is left is a bracket sequence whose running sum is the depth."""
+    reduced = data.translate(None, _NOT_STRUCTURE).replace(b"\\\\", b"").replace(b'\\"', b"")
+    reduced = reduced.replace(b'""', b"")  # empty strings (after the drops, nearly all of them)
+    if b'"' in reduced:
+        reduced = _BRACKETED_STRING.sub(b"", reduced)
+    brackets = reduced.translate(None, _NOT_BRACKET)
+    if brackets.count(b"[") + brackets.count(b"{") <= limit:
+        return False
+    from array import array
+    from itertools import accumulate
+
+    return max(accumulate(array("b", brackets.translate(_DEPTH_STEP))), default=0) > limit
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _too_deep_at(text: str) -> tuple[int, int]:
+    """Where the nesting first passes MAX_DEPTH (an error path only: one regex pass)."""
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return _position(text, match.start())
+        elif token in "]}":
+            depth -= 1
+    return 1, 1
+
+
+def loads_json(text: str | bytes, hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
+    """json.loads, bounded: nesting deeper than MAX_DEPTH, a number of more than MAX_INT_DIGITS
+    digits and a syntax error are each a BadJSON with a position. `hook` is json's
+    object_pairs_hook (the manifest loader's duplicate-key check)."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if nests_deeper_than(raw, MAX_DEPTH):
+        decoded = text if isinstance(text, str) else raw.decode("utf-8", "replace")
+        raise BadJSON(f"nesting deeper than {MAX_DEPTH} levels", *_too_deep_at(decoded))
+    try:
+        return json.loads(text, object_pairs_hook=hook)
+    except json.JSONDecodeError as err:
+        raise BadJSON(f"JSON syntax error: {err.msg}", err.lineno, err.colno) from None
+    except RecursionError:
+        raise BadJSON(f"nesting deeper than {MAX_DEPTH} levels", 1, 1) from None
+    except UnicodeDecodeError as err:
+        raise BadJSON(f"invalid UTF-8 (byte 0x{raw[err.start]:02x})", 1, 1) from None
+    except ValueError as err:
+        if "integer string conversion" not in str(err):
+            raise
+        decoded = text if isinstance(text, str) else raw.decode("utf-8", "replace")
+        found = _LONG_NUMBER.search(decoded)
+        line, column = _position(decoded, found.start()) if found else (1, 1)
+        raise BadJSON(f"a number of more than {MAX_INT_DIGITS:,} digits", line, column) from None

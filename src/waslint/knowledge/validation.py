@@ -20,7 +20,7 @@ an object is not validated (the API server ignores it on create and update of th
 :func:`validate_update` applies ``immutable`` and ``update=No*`` markers between two revisions;
 :func:`gated_fields` lists the present fields whose markers depend on a feature gate.
 
-This module depends on core types only.
+It reads `core` and the rest of `knowledge/` (release parsing, name formats, schema paths).
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from waslint.core.model import Path
 from waslint.knowledge.names import DNS_LABEL, DNS_SUBDOMAIN, QUALIFIED_NAME
 from waslint.knowledge.releases import Release, parse_release
 from waslint.knowledge.schema import render_path
+from waslint.knowledge.tables import read_text
 
 __all__ = [
     "ReleaseName",
@@ -301,7 +301,7 @@ def _release_rules(release: str) -> ReleaseRules | None:
         return None
     name = f"{parsed}.json"
     try:
-        text = (resources.files("waslint") / "knowledge" / "validation-data" / name).read_text(encoding="utf-8")
+        text = read_text("validation-data", name)
     except OSError:
         return None
     return _compile(json.loads(text))

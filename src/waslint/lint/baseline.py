@@ -100,13 +100,19 @@ def _entry(key: BaselineKey, count: int, message: str) -> dict[str, Any]:
 
 
 def load_baseline(path: str) -> Counter[BaselineKey]:
+    """The baseline's counts, read like every input (io/reading.py): a regular file within the
+    manifest size limit, JSON nesting and numbers bounded."""
+    from waslint.io.loader import MAX_FILE_BYTES
+    from waslint.io.reading import BadJSON, InputError, loads_json, read_bounded
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            payload = json.load(handle)
-    except OSError as err:
-        raise BaselineError(f"--baseline: {path}: {err.strerror or err}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise BaselineError(f"--baseline: {path}: not a waslint baseline (invalid JSON: {err})") from None
+        payload = loads_json(read_bounded(path, MAX_FILE_BYTES))
+    except BadJSON as err:
+        raise BaselineError(
+            f"--baseline: {path}:{err.line}:{err.column}: not a waslint baseline ({err.reason})"
+        ) from None
+    except InputError as err:
+        raise BaselineError(f"--baseline: {err}") from None
     entries = payload.get("entries") if isinstance(payload, dict) else None
     if not isinstance(entries, list) or payload.get("baseline_version") != BASELINE_VERSION:
         raise BaselineError(f"--baseline: {path}: not a waslint baseline (version {BASELINE_VERSION})")

@@ -30,10 +30,17 @@ class LintResult:
     internal_errors: list[str] = field(default_factory=list)
     context: Context | None = None
     skipped: list[str] = field(default_factory=list)  # "path: reason" (links out of the tree...)
+    # --lookup, --changed-since: the files reported on (the others were read for lookups only)
+    reported: list[SourceFile] | None = None
+
+    @property
+    def reported_files(self) -> list[SourceFile]:
+        """What the summary counts: the files the findings may come from."""
+        return self.files if self.reported is None else self.reported
 
     @property
     def documents(self) -> int:
-        return sum(len(source.documents) + len(source.problems) for source in self.files)
+        return sum(len(source.documents) + len(source.problems) for source in self.reported_files)
 
 
 def lint_paths(
@@ -79,6 +86,7 @@ def lint_paths(
     result.skipped = [f"{path}: {reason}" for path, reason in plan.skipped]
     if plan.reported is not None:
         result.findings = [finding for finding in result.findings if plan.reports(finding.path)]
+        result.reported = [source for source in result.files if plan.reports(source.path)]
     return result, errors
 
 

@@ -71,6 +71,16 @@ class Where:
     section: str | None = None  # kubeadm section (apiServer, scheduler, controllerManager)
     doc: Document | None = None  # the gates file's document, for positions
     file_path: str | None = None  # the gates file's path
+    metrics: bool = False  # the inventory was read from the components' /metrics (waslint audit)
+
+    def set_words(self, value: bool) -> str:
+        """`set to true in --gates gates.yaml`, or `true as its /metrics reports`."""
+        if self.metrics:
+            return f"{_word(value)} as its /metrics reports"
+        return f"set to {_word(value)} in {self.label}"
+
+    def unset_words(self) -> str:
+        return "at its default as its /metrics reports" if self.metrics else f"not set in {self.label}"
 
 
 @dataclass(frozen=True)
@@ -144,8 +154,7 @@ class Inventory:
                 setting = blanket[-1]
                 return GateState(
                     setting.value,
-                    f"{blanket_gate}={_word(setting.value)} in {setting.where.label}"
-                    f" ({gate} is {entry.stage} in {release})",
+                    f"{blanket_gate} {setting.where.set_words(setting.value)} ({gate} is {entry.stage} in {release})",
                     (setting,),
                     setting.where,
                 )
@@ -154,7 +163,7 @@ class Inventory:
         value = entry.default
         return GateState(
             value,
-            f"not set in {instance.label}; {entry.stage}, {'on' if value else 'off'} by default in {release}",
+            f"{instance.unset_words()}; {entry.stage}, {'on' if value else 'off'} by default in {release}",
             (),
             instance,
         )
@@ -216,7 +225,7 @@ def _same_source(setting: Where, instance: Where) -> bool:
 def _explicit_state(setting: Setting) -> GateState:
     return GateState(
         setting.value,
-        f"set to {_word(setting.value)} in {setting.where.label}",
+        setting.where.set_words(setting.value),
         (setting,),
         setting.where,
     )
@@ -280,7 +289,10 @@ def build_inventory(
     gates_file: dict[str, dict[str, bool]] | None = None,
     gates_doc: Document | None = None,
     gates_path: str | None = None,
+    from_metrics: bool = False,
 ) -> Inventory:
+    """The gate settings of the objects, plus a --gates inventory (`from_metrics`: the one waslint
+    audit read from the components' /metrics, worded so)."""
     inventory = Inventory()
     for obj in objects:
         reader = _READERS.get((obj.group, obj.kind))
@@ -292,9 +304,10 @@ def build_inventory(
                 GATES_FILE,
                 None,
                 (component,),
-                f"--gates {gates_path}",
+                "its /metrics" if from_metrics else f"--gates {gates_path}",
                 doc=gates_doc,
                 file_path=gates_path,
+                metrics=from_metrics,
             )
             inventory.coverage[component].append(where)
             for gate, value in entries.items():
@@ -302,9 +315,10 @@ def build_inventory(
                     GATES_FILE,
                     None,
                     (component, gate),
-                    f"--gates {gates_path}",
+                    "its /metrics" if from_metrics else f"--gates {gates_path}",
                     doc=gates_doc,
                     file_path=gates_path,
+                    metrics=from_metrics,
                 )
                 inventory.settings.append(Setting(component, gate, value, gate_where))
     return inventory

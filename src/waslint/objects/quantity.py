@@ -1,5 +1,13 @@
 """Kubernetes resource quantities (`2`, `"2"`, `500m`, `1Gi`, `1e3`), parsed exactly as Decimals,
-and as integer milli-units for requests and capacity."""
+and as integer milli-units for requests and capacity (`milli`).
+
+Bounded as Kubernetes bounds them (kubernetes/apimachinery pkg/api/resource/quantity.go): the
+scheduler and the kubelet read a quantity as a 64-bit integer (`Value`, `MilliValue` for cpu),
+and parsing caps a binary-suffixed one at 2^63-1, so a magnitude past MAX_AMOUNT cannot be
+scheduled as written; a decimal exponent that is no 64-bit integer is rejected outright
+(`ErrSuffix`); a non-zero value finer than a nano-unit is rounded up to 1n. Such a value parses as None here,
+without computing it (`1e999999999` would be a billion-digit number); `range_problem` says why.
+"""
 
 from __future__ import annotations
 
@@ -45,22 +53,60 @@ _SUFFIX = {
 }
 
 
+MAX_AMOUNT = Decimal(2**63 - 1)  # int64: Quantity.Value
+NANO = Decimal("1e-9")
+_MAX_EXPONENT = 2**63 - 1  # strconv.ParseInt(..., 64) of the exponent
+_MAX_DIGITS = 40  # integer digits past which a quantity is out of range whatever its suffix
+
+
+def range_problem(value: Any) -> str | None:
+    """Why a quantity-shaped value is out of Kubernetes' range, or None (in range, or not a quantity)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "is not a finite number"
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    text = str(value).strip()
+    match = _QUANTITY.match(text)
+    if match is None:
+        return None
+    _, exponent, _ = match.groups()
+    if exponent and abs(int(exponent[1:])) > _MAX_EXPONENT:
+        return "has an exponent that is no 64-bit integer (the API server rejects it)"
+    if _magnitude(match) is None:
+        return f"is larger than Kubernetes counts ({MAX_AMOUNT}, a 64-bit integer)"
+    return None
+
+
+def _magnitude(match: re.Match[str]) -> Decimal | None:
+    """The quantity's value, or None past MAX_AMOUNT (estimated from its digits first, so a huge
+    exponent is never computed)."""
+    digits, exponent, suffix = match.groups()
+    power = int(exponent[1:]) if exponent else 0
+    whole = digits.lstrip("+-").split(".")[0].lstrip("0")
+    if len(whole) + power > _MAX_DIGITS:
+        return None
+    if power < -_MAX_DIGITS:  # far below a nano-unit: Kubernetes rounds a non-zero value up to 1n
+        return NANO.copy_sign(Decimal(digits)) if Decimal(digits) else Decimal(0)
+    try:
+        amount = Decimal(digits) * Decimal(10) ** power
+    except (InvalidOperation, ValueError):
+        return None
+    amount = amount * _SUFFIX[suffix] if suffix else amount
+    return amount if abs(amount) <= MAX_AMOUNT else None
+
+
 def parse_quantity(value: Any) -> Decimal | None:
-    """A Kubernetes resource quantity (`2`, `"2"`, `500m`, `1Gi`, `1e3`) as a Decimal, or None."""
+    """A Kubernetes resource quantity (`2`, `"2"`, `500m`, `1Gi`, `1e3`) as a Decimal, or None
+    (not a quantity, or out of range: see range_problem)."""
     found = number(value)
-    if found is not None or not isinstance(value, str):
-        return found
+    if found is not None:
+        return found if found.is_finite() and abs(found) <= MAX_AMOUNT else None
+    if not isinstance(value, str):
+        return None
     match = _QUANTITY.match(value.strip())
     if match is None:
         return None
-    digits, exponent, suffix = match.groups()
-    try:
-        amount = Decimal(digits)
-        if exponent:
-            amount *= Decimal(10) ** int(exponent[1:])
-    except (InvalidOperation, ValueError):
-        return None
-    return amount * _SUFFIX[suffix] if suffix else amount
+    return _magnitude(match)
 
 
 # --------------------------------------------------------------------------- milli-units
@@ -69,6 +115,7 @@ def parse_quantity(value: Any) -> Decimal | None:
 # only. Requests round up, capacity rounds down.
 
 MILLI = 1000
+OUT_OF_RANGE = int(MAX_AMOUNT) * MILLI + 1  # a quantity past 2^63-1, in milli-units
 PODS = "pods"
 GPU = "nvidia.com/gpu"
 
@@ -93,6 +140,8 @@ def milli(value: Any, round_up: bool = True) -> int | None:
     if parsed is not None and parsed.is_finite():
         scaled = parsed * MILLI
         result = max(0, math.ceil(scaled) if round_up else math.floor(scaled))
+    elif range_problem(value) is not None:
+        result = OUT_OF_RANGE  # more than Kubernetes counts (lint: WAS004): no node holds it
     if not isinstance(value, bool):  # True == 1 as a key: keep bools out of the cache
         cache[value] = result
     return result

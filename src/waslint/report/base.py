@@ -5,11 +5,32 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from waslint.core.model import FixKind, RuleInfo, Severity
 from waslint.findings import Finding
 
 FORMATS = ("text", "concise", "json", "sarif", "junit", "github")
+
+
+@dataclass
+class Verdict:
+    """`waslint audit`: what stands between the cluster and --target-version (no reasons: ready)."""
+
+    target: str
+    reasons: list[str]
+
+    @property
+    def ready(self) -> bool:
+        return not self.reasons
+
+    def as_json(self) -> dict[str, Any]:
+        return {"target": self.target, "ready": self.ready, "reasons": self.reasons}
+
+    def lines(self) -> list[str]:
+        if self.ready:
+            return [f"Nothing on this cluster blocks Kubernetes {self.target}."]
+        return [f"Before this cluster runs Kubernetes {self.target}:", *(f"  - {reason}" for reason in self.reasons)]
 
 
 @dataclass
@@ -37,6 +58,13 @@ class ReportInput:
     root: str | None = None
     # "path: reason" for what the walk did not read (links out of the tree, FIFOs...)
     skipped: list[str] = field(default_factory=list)
+    # --baseline: how many findings the baseline matched and left out
+    baselined: int = 0
+    # waslint audit: the inputs are objects read from a cluster (counted as objects, not files),
+    # the cluster's facts and its upgrade verdict (json, sarif and text carry them)
+    objects: bool = False
+    cluster: dict[str, Any] | None = None
+    verdict: Verdict | None = None
 
     def rule(self, code: str) -> RuleInfo | None:
         return next((rule for rule in self.rules if rule.code == code), None)
@@ -63,8 +91,9 @@ def source_root(start: str | None = None) -> str:
 
 
 def relative_path(path: str, root: str | None) -> str | None:
-    """`path` relative to `root` with `/` separators; None for stdin or a path outside the root."""
-    if path == "-":
+    """`path` relative to `root` with `/` separators; None for stdin, a path outside the root, or
+    a live object's `cluster://` URI (a URI is no file: `../` in it must never name one)."""
+    if path == "-" or path.startswith("cluster://"):
         return None
     base = os.path.abspath(root or os.getcwd())
     try:
@@ -95,10 +124,15 @@ def plural(count: int, word: str) -> str:
 def summary_line(report: ReportInput) -> str:
     """`Found 12 findings (10 errors, 1 warning, 1 info) in 5 files, 8 documents, target ...`."""
     by = counts(report.findings)
-    scanned = f"{plural(report.files, 'file')}, {plural(report.documents, 'document')}"
+    if report.objects:
+        scanned = plural(report.files, "object")
+    else:
+        scanned = f"{plural(report.files, 'file')}, {plural(report.documents, 'document')}"
     hidden = ""
     if report.hidden:
         hidden = f" {plural(report.hidden, 'finding')} below --show-level {report.show_level} not shown."
+    if report.baselined:
+        hidden += f" {plural(report.baselined, 'finding')} in the baseline not shown."
     if not report.findings:
         return f"No findings ({scanned}, target Kubernetes {report.target_version}).{hidden}"
     fixable = sum(1 for finding in report.findings if finding.fixable)

@@ -4,6 +4,8 @@ limited number of annotations per step), and a Markdown summary for $GITHUB_STEP
 from __future__ import annotations
 
 from waslint.core.model import Severity
+from waslint.escape import markdown
+from waslint.escape.workflow import command_data, command_property
 from waslint.findings import Finding
 from waslint.report.base import ReportInput, counts, plural, relative_path, split_message, summary_line
 
@@ -11,14 +13,6 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 # GitHub shows at most this many error and this many warning annotations per step.
 ANNOTATIONS_PER_STEP = 10
 SUMMARY_ROWS = 200
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def cap_order(findings: list[Finding]) -> list[Finding]:
@@ -32,20 +26,16 @@ def render(report: ReportInput) -> str:
         span = finding.span
         properties = ",".join(
             [
-                f"file={_escape_property(relative_path(finding.path, report.root) or finding.path)}",
+                f"file={command_property(relative_path(finding.path, report.root) or finding.path)}",
                 f"line={span.line}",
                 f"col={span.column}",
                 f"endLine={span.end_line}",
                 f"endColumn={span.end_column}",
-                f"title={_escape_property(f'{finding.code} {finding.name}')}",
+                f"title={command_property(f'{finding.code} {finding.name}')}",
             ]
         )
-        lines.append(f"::{_LEVEL[finding.severity]} {properties}::{_escape_data(finding.message)}")
+        lines.append(f"::{_LEVEL[finding.severity]} {properties}::{command_data(finding.message)}")
     return "".join(line + "\n" for line in lines)
-
-
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
 
 
 def summary_markdown(report: ReportInput, title: str = "waslint") -> str:
@@ -67,13 +57,13 @@ def summary_markdown(report: ReportInput, title: str = "waslint") -> str:
     for code, items in sorted(per_code.items(), key=lambda entry: (-len(entry[1]), entry[0])):
         severities = "/".join(s.label for s in sorted({f.severity for f in items}, reverse=True))
         fixable = sum(1 for f in items if f.fixable)
-        out.append(f"| {code} | {items[0].name} | {severities} | {len(items)} | {fixable} |")
+        out.append(f"| {code} | {markdown.cell(items[0].name)} | {severities} | {len(items)} | {fixable} |")
     ordered = cap_order(report.findings)
     out += ["", "| severity | location | code | message |", "|---|---|---|---|"]
     for finding in ordered[:SUMMARY_ROWS]:
         where = f"{finding.path}:{finding.span.line}:{finding.span.column}"
         head, _ = split_message(finding.message)
-        out.append(f"| {finding.severity.label} | `{_cell(where)}` | {finding.code} | {_cell(head)} |")
+        out.append(f"| {finding.severity.label} | {markdown.code(where)} | {finding.code} | {markdown.cell(head)} |")
     if len(ordered) > SUMMARY_ROWS:
         out.append(f"| | | | … and {len(ordered) - SUMMARY_ROWS} more |")
     return "\n".join(out) + "\n"

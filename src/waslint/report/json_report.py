@@ -31,18 +31,19 @@ def finding_json(finding: Finding) -> dict[str, Any]:
 
 
 def render(report: ReportInput) -> str:
-    payload: dict[str, Any] = {
-        "tool": "waslint",
-        "version": __version__,
-        "target_version": report.target_version,
-        "findings": [finding_json(finding) for finding in report.findings],
-        "summary": {
-            "files": report.files,
-            "documents": report.documents,
-            "findings": len(report.findings),
-            "by_severity": counts(report.findings),
-        },
-    }
+    payload: dict[str, Any] = {"tool": "waslint", "version": __version__, "target_version": report.target_version}
+    if report.cluster is not None:  # waslint audit
+        payload["cluster"] = report.cluster
+    if report.verdict is not None:
+        payload["verdict"] = report.verdict.as_json()
+    payload["findings"] = [finding_json(finding) for finding in report.findings]
+    summary: dict[str, Any] = {"files": report.files, "documents": report.documents}
+    if report.objects:
+        summary["objects"] = report.files
+    summary.update({"findings": len(report.findings), "by_severity": counts(report.findings)})
+    if report.baselined:
+        summary["baselined"] = report.baselined
     if report.skipped:
-        payload["summary"]["skipped"] = report.skipped
+        summary["skipped"] = report.skipped
+    payload["summary"] = summary
     return json.dumps(payload, indent=2) + "\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from xml.etree import ElementTree
 
+from waslint.escape.xml import xml_text
 from waslint.findings import Finding
 from waslint.report.base import ReportInput
 
@@ -25,13 +26,15 @@ def render(report: ReportInput) -> str:
         errors="0",
     )
     for path in sorted(by_path):
-        case = ElementTree.SubElement(suite, "testcase", classname="waslint", name=path)
+        case = ElementTree.SubElement(suite, "testcase", classname="waslint", name=xml_text(path))
         findings = by_path[path]
         if not findings:
             continue
         failure = ElementTree.SubElement(case, "failure", message=f"{len(findings)} finding(s)", type=findings[0].code)
-        failure.text = "\n".join(
-            f"{path}:{f.span.line}:{f.span.column}: {f.code} [{f.severity.label}] {f.message}" for f in findings
+        failure.text = xml_text(
+            "\n".join(
+                f"{path}:{f.span.line}:{f.span.column}: {f.code} [{f.severity.label}] {f.message}" for f in findings
+            )
         )
     ElementTree.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"

@@ -33,8 +33,8 @@ def artifact_location(path: str, root: str) -> dict[str, str]:
     gets its absolute file: URI; a live object keeps its cluster:// URI."""
     if path == "-":
         return {"uri": "-"}
-    if path.startswith("cluster://"):  # a live object (waslint audit): already an absolute URI
-        return {"uri": quote(path, safe=":/")}
+    if path.startswith("cluster://"):  # a live object (waslint audit): each segment quoted (audit/collect.py)
+        return {"uri": quote(path, safe=":/%")}
     relative = relative_path(path, root)
     if relative is None:
         return {"uri": pathlib.Path(path).resolve().as_uri()}
@@ -82,14 +82,34 @@ def render(report: ReportInput) -> str:
                         "name": "waslint",
                         "version": __version__,
                         "semanticVersion": __version__,
-                        "informationUri": "https://pypi.org/project/waslint/",
                         "rules": [_rule_json(rule) for rule in rules],
                     }
                 },
                 "originalUriBaseIds": {SRCROOT: {"uri": pathlib.Path(root).as_uri().rstrip("/") + "/"}},
                 "results": results,
-                "properties": {"targetVersion": report.target_version},
+                "properties": _run_properties(report),
+                **_invocations(report),
             }
         ],
     }
     return json.dumps(log, indent=2) + "\n"
+
+
+def _run_properties(report: ReportInput) -> dict[str, Any]:
+    properties: dict[str, Any] = {"targetVersion": report.target_version}
+    if report.cluster is not None:
+        properties["cluster"] = report.cluster
+    if report.verdict is not None:
+        properties["verdict"] = report.verdict.as_json()
+    return properties
+
+
+def _invocations(report: ReportInput) -> dict[str, Any]:
+    """waslint audit: each reason of the upgrade verdict as an error notification of the run."""
+    if report.verdict is None:
+        return {}
+    notes = [
+        {"descriptor": {"id": "verdict"}, "level": "error", "message": {"text": reason}}
+        for reason in report.verdict.reasons
+    ]
+    return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]}

@@ -7,6 +7,8 @@ import textwrap
 from collections import defaultdict
 
 from waslint.core.model import Severity
+from waslint.escape.terminal import printable
+from waslint.escape.workflow import safe_line_start
 from waslint.findings import Finding
 from waslint.report.base import ReportInput, fix_lines, split_message, summary_line
 
@@ -32,7 +34,8 @@ def render(report: ReportInput) -> str:
     out: list[str] = []
     for path, findings in by_path.items():
         scope = findings[0].scope
-        out.append(paint(path, "1") + (paint(f"  (scope {scope})", "2") if scope is not None else ""))
+        shown = safe_line_start(printable(path))
+        out.append(paint(shown, "1") + (paint(f"  (scope {printable(scope)})", "2") if scope is not None else ""))
         lines = report.sources.get(path, "").splitlines()
         for finding in findings:
             out.extend(_finding_lines(finding, lines, paint, width))
@@ -40,21 +43,40 @@ def render(report: ReportInput) -> str:
     if report.show_fixes:
         out.extend(fix_lines(report))
         out.append("")
+    if report.verdict is not None:
+        out.extend(_verdict_lines(report, paint))
+        out.append("")
     if not report.quiet:
         summary = summary_line(report)
         out.append(paint(summary, "32") if not report.findings else summary)
         if report.skipped:
             count = len(report.skipped)
             out.append(f"Skipped {count} path{'' if count == 1 else 's'}:")
-            out.extend(f"  {entry}" for entry in report.skipped)
+            out.extend(f"  {printable(entry)}" for entry in report.skipped)
     elif out and out[-1] == "":
         out.pop()
     return "\n".join(out) + "\n" if out else ""
 
 
+def _verdict_lines(report: ReportInput, paint: _Painter) -> list[str]:
+    """waslint audit: the upgrade verdict, each reason wrapped under its dash."""
+    assert report.verdict is not None
+    head, *reasons = report.verdict.lines()
+    lines = [paint(head, "1;31" if reasons else "32")]
+    width = max(report.width, 40)
+    for reason in reasons:
+        lines.extend(
+            textwrap.wrap(reason[4:], width, initial_indent="  - ", subsequent_indent="    ", break_on_hyphens=False)
+        )
+    return lines
+
+
 def render_concise(report: ReportInput) -> str:
     """One line per finding, `path:line:col: CODE message`: for grep, editors and scripts."""
-    out = [f"{f.path}:{f.span.line}:{f.span.column}: {f.code} {' '.join(f.message.split())}" for f in report.findings]
+    out = [
+        f"{safe_line_start(printable(f.path))}:{f.span.line}:{f.span.column}: {f.code} {_one_line(f.message)}"
+        for f in report.findings
+    ]
     if report.show_fixes:
         out.extend(fix_lines(report))
     if not report.quiet:
@@ -62,11 +84,16 @@ def render_concise(report: ReportInput) -> str:
     return "".join(line + "\n" for line in out)
 
 
+def _one_line(message: str) -> str:
+    """A message on one line, its control characters shown (it may quote a server or a value)."""
+    return printable(" ".join(message.split()))
+
+
 def _finding_lines(finding: Finding, lines: list[str], paint: _Painter, width: int) -> list[str]:
     span = finding.span
     prefix = f"  {span.line}:{span.column}  {finding.severity.label:<7} {finding.code}  "
     indent = " " * min(len(prefix), width // 3)
-    head, detail = split_message(" ".join(finding.message.split()))
+    head, detail = split_message(_one_line(finding.message))
     if finding.fixable:
         head += " " + _FIXABLE
     wrapped = textwrap.wrap(
@@ -108,7 +135,7 @@ def _paint_prefix(first: str, finding: Finding, paint: _Painter) -> str:
 def _source_lines(finding: Finding, raw_line: str, paint: _Painter, width: int) -> list[str]:
     """The source line, cut around the column when it is too long, and a caret under the span."""
     span = finding.span
-    source = raw_line.rstrip("\r").expandtabs(1)
+    source = printable(raw_line.rstrip("\r").expandtabs(1))
     gutter = f"{span.line:>6} | "
     start = min(max(span.column - 1, 0), len(source))
     end = span.end_column - 1 if span.end_line == span.line and span.end_column > span.column else start + 1

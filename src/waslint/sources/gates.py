@@ -22,6 +22,7 @@ class GatesFile:
     path: str
     gates: dict[str, dict[str, bool]]
     document: Document
+    from_metrics: bool = False  # waslint audit: read from each component's /metrics, not a file
 
 
 def load_gates_file(path: str) -> GatesFile:

@@ -7,6 +7,11 @@ schedulerParams, rawObjects{pods, nodes, queues, podGroups, priorityClasses, res
 topologies, ...}}`) are read too: their `rawObjects` lists become one `kind: List` (the Go structs
 carry no apiVersion/kind, so each list's kind is set from its key). ConfigMaps and everything
 else in them are dropped.
+
+Limits: a snapshot file (or the `snapshot.json` inside a zip, counted in real bytes while it is
+decompressed, whatever its header says) is at most MAX_SNAPSHOT_BYTES, the limit `snapshot
+capture` writes within; JSON nests at most MAX_DEPTH levels. An object that appears twice (the
+same Node in one List or in two files of a folder) is counted once, with a warning.
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.io.discover import discover
-from waslint.io.loader import MAX_FILE_BYTES, Document, SourceFile, decode, parse_bytes, read_source
-from waslint.io.reading import InputError, read_bounded
+from waslint.io.loader import Document, Problem, SourceFile, decode, parse_bytes, read_source
+from waslint.io.reading import BadJSON, InputError, TooLarge, loads_json, read_bounded
 from waslint.objects.kobject import KObject, objects_of
+
+MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024  # what `snapshot capture` writes at most, and --snapshot reads
 
 # KAI snapshot.json rawObjects key -> the apiVersion and kind of its items
 KAI_RAW_OBJECTS = {
@@ -92,6 +99,8 @@ def _load_snapshot(path: str) -> Snapshot:
         raise SnapshotError(f"snapshot {errors[0]}")
     snapshot = Snapshot(path)
     buckets = snapshot.buckets()
+    seen: set[tuple[str, str, str | None, str | None]] = set()
+    repeated: dict[str, int] = {}
     readable = 0
     for file_path in files:
         source = _read_snapshot_file(file_path)
@@ -107,11 +116,22 @@ def _load_snapshot(path: str) -> Snapshot:
                 raise SnapshotError(f"snapshot {file_path}: {where} {reason}")
             for obj in objects_of(doc, "default"):
                 bucket = buckets.get((obj.group, obj.kind))
-                if bucket is not None:
-                    bucket.append(obj)
+                if bucket is None:
+                    continue
+                identity = (obj.group, obj.kind, obj.namespace, obj.name)
+                if obj.name is not None and identity in seen:
+                    repeated[obj.kind] = repeated.get(obj.kind, 0) + 1
+                    continue
+                seen.add(identity)
+                bucket.append(obj)
+    for kind, count in repeated.items():
+        snapshot.warnings.append(
+            f"snapshot {path}: {count} {kind} item(s) appear more than once (same name); each is counted once"
+        )
     if readable == 0:
         detail = f": {snapshot.problems[0]}" if snapshot.problems else ""
         raise SnapshotError(f"snapshot {path}: no readable Kubernetes List in it{detail}")
+    snapshot.warnings.extend(f"snapshot {problem}" for problem in snapshot.problems)
     if not snapshot.nodes:
         snapshot.warnings.append(
             f"snapshot {path} holds no Nodes: the rules that need node capacity (WAS603) check nothing"
@@ -126,7 +146,7 @@ def _read_snapshot_file(path: str) -> SourceFile:
         return _kai_zip(path)
     source = _read_json(path) if path.endswith(".json") else None
     if source is None:
-        source = read_source(path)
+        source = _read_any(path)
     if source.is_json and len(source.documents) == 1 and isinstance(source.documents[0].data, dict):
         raw_objects = source.documents[0].data.get("rawObjects")
         if isinstance(raw_objects, dict):
@@ -142,26 +162,53 @@ def _kai_zip(path: str) -> SourceFile:
             member = next((n for n in archive.namelist() if n.rsplit("/", 1)[-1] == KAI_SNAPSHOT_MEMBER), None)
             if member is None:
                 raise SnapshotError(f"snapshot {path}: a zip without {KAI_SNAPSHOT_MEMBER} (not a KAI snapshot)")
-            if archive.getinfo(member).file_size > MAX_FILE_BYTES:
-                raise SnapshotError(f"snapshot {path}: {member} is larger than {MAX_FILE_BYTES // 2**20} MiB")
-            data = json.loads(archive.read(member))
-    except (OSError, zipfile.BadZipFile, ValueError) as err:
-        raise SnapshotError(f"snapshot {path}: cannot read the KAI snapshot: {err}") from err
+            data = loads_json(_member_bytes(archive, member, path))
+    except BadJSON as err:
+        raise SnapshotError(f"snapshot {path}!{member}:{err.line}:{err.column}: {err.reason}") from None
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError, NotImplementedError) as err:
+        raise SnapshotError(f"snapshot {path}: cannot read the KAI snapshot: {err}") from None
     raw_objects = data.get("rawObjects") if isinstance(data, dict) else None
     if not isinstance(raw_objects, dict):
         raise SnapshotError(f"snapshot {path}: {KAI_SNAPSHOT_MEMBER} has no rawObjects")
     return _kai_list(f"{path}!{member}", raw_objects)
 
 
+def _member_bytes(archive: Any, member: str, path: str) -> bytes:
+    """The member's bytes, counted while they are decompressed: a header may lie about the size."""
+    parts: list[bytes] = []
+    total = 0
+    with archive.open(member) as stream:
+        while True:
+            chunk = stream.read(1024 * 1024)
+            if not chunk:
+                return b"".join(parts)
+            total += len(chunk)
+            if total > MAX_SNAPSHOT_BYTES:
+                raise SnapshotError(
+                    f"snapshot {path}: {member} decompresses to more than {MAX_SNAPSHOT_BYTES // 2**20} MiB"
+                )
+            parts.append(chunk)
+
+
 def _kai_list(path: str, raw_objects: dict[str, Any]) -> SourceFile:
-    """The rawObjects this tool uses, as one v1 List (parsed again so positions exist)."""
+    """The rawObjects this tool uses, as one v1 List (parsed again so positions exist); a key
+    that holds no list is a problem of the snapshot, not a crash."""
     items: list[Any] = []
+    problems: list[str] = []
     for key, (api_version, kind) in KAI_RAW_OBJECTS.items():
-        for item in raw_objects.get(key) or []:
+        listed = raw_objects.get(key)
+        if listed is None:
+            continue
+        if not isinstance(listed, list):
+            problems.append(f"rawObjects.{key} is a {type(listed).__name__}, not a list: ignored")
+            continue
+        for item in listed:
             if isinstance(item, dict):
                 items.append({"apiVersion": api_version, "kind": kind, **item})
     text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=1)
-    return parse_bytes(path if path.endswith(".json") else f"{path}.json", text.encode())
+    source = parse_bytes(path if path.endswith(".json") else f"{path}.json", text.encode(), limit=2**62)
+    source.problems.extend(Problem(message, 1, 1, None) for message in problems)
+    return source
 
 
 def _read_json(path: str) -> SourceFile | None:
@@ -169,19 +216,30 @@ def _read_json(path: str) -> SourceFile | None:
     of Pods is not linted, so the duplicate-key check of the manifest loader (a Python hook per
     object) is skipped. None when the file does not parse: the manifest loader then says why."""
     try:
-        raw = read_bounded(path, MAX_FILE_BYTES)
+        raw = read_bounded(path, MAX_SNAPSHOT_BYTES)
     except InputError:
         return None
-    text, problem = decode(raw)
+    text, problem = decode(raw, MAX_SNAPSHOT_BYTES)
     if problem is not None:
         return None
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = loads_json(text)
+    except BadJSON:
         return None
     source = SourceFile(path=path, text=text, is_json=True)
     source.documents.append(Document(source, 0, data, None, 0, 1, text.count("\n") + 1))
     return source
+
+
+def _read_any(path: str) -> SourceFile:
+    """A YAML (or JSON that the fast path left) snapshot file, within the snapshot limit."""
+    try:
+        raw = read_bounded(path, MAX_SNAPSHOT_BYTES)
+    except TooLarge:
+        raise SnapshotError(f"snapshot {path}: larger than {MAX_SNAPSHOT_BYTES // 2**20} MiB") from None
+    except InputError:
+        return read_source(path)  # says why in its read_error
+    return parse_bytes(path, raw, limit=MAX_SNAPSHOT_BYTES)
 
 
 def _not_a_list(data: object) -> str | None:

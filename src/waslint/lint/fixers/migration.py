@@ -1,4 +1,5 @@
-"""Findings -> operations: the 1.35/1.36 -> 1.37 mapping of was-api.md §4, per rule.
+"""Findings -> operations: the 1.35/1.36 -> 1.37 mapping, per rule, read from the upstream types of
+each version (kubernetes/api `scheduling/v1alpha1`, `v1alpha2`, `v1beta1` `types.go`; KEP-4671).
 
 WAS101  v1alpha1 Workload -> v1beta1 (podGroups -> podGroupTemplates, policy -> schedulingPolicy);
         v1alpha2 Workload/PodGroup -> v1beta1 with the field changes (disruptionMode string ->

@@ -3,6 +3,11 @@
 Aggregated discovery (one `GET /api` and one `GET /apis` answered as `APIGroupDiscoveryList`) when
 the server offers it, else `/apis` and one `APIResourceList` per group version of interest. A group
 version whose discovery fails (an aggregated API that is down, a 403) is recorded, not fatal.
+
+Every field is checked for its JSON type where it is read, and every group, version and resource
+name against the Kubernetes name rules (they become URL segments, paths.py): an entry that fails
+is left out and recorded in `problems`; a root document that is not a discovery document at all
+ends the run (`BadReply`).
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from waslint.sources.cluster.connection import Connection, RequestFailed
+from waslint.sources.cluster import paths
+from waslint.sources.cluster.connection import BadReply, Connection, RequestFailed
 
 AGGREGATED_ACCEPT = (
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
@@ -37,9 +43,10 @@ class APIResource:
         return self.group_version
 
     def path(self, namespace: str | None = None) -> str:
+        """The list path; every part was checked when discovery read it, the namespace is checked here."""
         root = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
         if namespace and self.namespaced:
-            return f"{root}/namespaces/{namespace}/{self.plural}"
+            return f"{root}/namespaces/{paths.namespace(namespace)}/{self.plural}"
         return f"{root}/{self.plural}"
 
 
@@ -66,41 +73,86 @@ class Discovery:
         return found[0] if found else None
 
 
-def _from_aggregated(body: dict[str, Any]) -> Iterable[APIResource]:
-    for item in body.get("items") or []:
-        group = str((item.get("metadata") or {}).get("name") or "")
-        for version_entry in item.get("versions") or []:
-            version = str(version_entry.get("version", ""))
-            for entry in version_entry.get("resources") or []:
-                kind = str((entry.get("responseKind") or {}).get("kind", ""))
-                yield APIResource(
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _entries(value: Any, what: str, problems: list[str]) -> list[dict[str, Any]]:
+    """A list of JSON objects; anything else is recorded and read as empty."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append(f"{what}: a {type(value).__name__}, not a list")
+        return []
+    kept = [entry for entry in value if isinstance(entry, dict)]
+    if len(kept) < len(value):
+        problems.append(f"{what}: {len(value) - len(kept)} entries that are not objects")
+    return kept
+
+
+def _resource(
+    group: Any, version: Any, plural: Any, kind: Any, namespaced: bool, verbs: Any, problems: list[str]
+) -> APIResource | None:
+    try:
+        checked = (paths.group(group), paths.version(version), paths.resource(plural))
+    except paths.InvalidName as error:
+        problems.append(f"discovery entry left out: {error}")
+        return None
+    if not isinstance(kind, str) or not kind.isalnum():
+        problems.append(f"discovery entry {checked[0] or 'core'}/{checked[1]}/{checked[2]} left out: no valid kind")
+        return None
+    verb_list = tuple(verb for verb in verbs if isinstance(verb, str)) if isinstance(verbs, list) else ()
+    return APIResource(checked[0], checked[1], checked[2], kind, namespaced, verb_list)
+
+
+def _from_aggregated(body: Any, problems: list[str]) -> Iterable[APIResource]:
+    for item in _entries(_map(body).get("items"), "aggregated discovery items", problems):
+        group = _map(item.get("metadata")).get("name", "")
+        for version_entry in _entries(item.get("versions"), f"versions of group {group!r}", problems):
+            version = version_entry.get("version", "")
+            for entry in _entries(version_entry.get("resources"), f"resources of {group}/{version}", problems):
+                found = _resource(
                     group,
                     version,
-                    str(entry.get("resource", "")),
-                    kind,
+                    entry.get("resource"),
+                    _map(entry.get("responseKind")).get("kind"),
                     entry.get("scope") == "Namespaced",
-                    tuple(entry.get("verbs") or ()),
+                    entry.get("verbs"),
+                    problems,
                 )
+                if found is not None:
+                    yield found
 
 
-def _from_resource_list(group: str, version: str, body: dict[str, Any]) -> Iterable[APIResource]:
-    for entry in body.get("resources") or []:
-        name = str(entry.get("name", ""))
-        if "/" in name:  # subresources (status, scale, proxy) are not listed
+def _from_resource_list(group: str, version: str, body: Any, problems: list[str]) -> Iterable[APIResource]:
+    for entry in _entries(_map(body).get("resources"), f"resources of {group or 'core'}/{version}", problems):
+        name = entry.get("name")
+        if isinstance(name, str) and "/" in name:  # subresources (status, scale, proxy) are not listed
             continue
-        yield APIResource(
-            group,
-            version,
-            name,
-            str(entry.get("kind", "")),
-            bool(entry.get("namespaced")),
-            tuple(entry.get("verbs") or ()),
+        found = _resource(
+            group, version, name, entry.get("kind"), entry.get("namespaced") is True, entry.get("verbs"), problems
         )
+        if found is not None:
+            yield found
 
 
 def _server_version(connection: Connection) -> str:
     body, _ = connection.get_json("/version")
-    return str(body.get("gitVersion", "")) if isinstance(body, dict) else ""
+    version = body.get("gitVersion", "") if isinstance(body, dict) else ""
+    return version if isinstance(version, str) else ""
+
+
+def _group_versions(core: Any, named: Any, problems: list[str]) -> list[tuple[str, str]]:
+    """(group, version) pairs of the legacy discovery documents `/api` and `/apis`."""
+    versions = _map(core).get("versions")
+    found = [("", version) for version in versions if isinstance(version, str)] if isinstance(versions, list) else []
+    for group_entry in _entries(_map(named).get("groups"), "API groups", problems):
+        name = group_entry.get("name")
+        for entry in _entries(group_entry.get("versions"), f"versions of group {name!r}", problems):
+            version = entry.get("version")
+            if isinstance(name, str) and isinstance(version, str):
+                found.append((name, version))
+    return found
 
 
 def discover(connection: Connection, groups: Iterable[str] | None = None) -> Discovery:
@@ -109,23 +161,27 @@ def discover(connection: Connection, groups: Iterable[str] | None = None) -> Dis
     discovery = Discovery(_server_version(connection))
     core, core_type = connection.get_json("/api", accept=AGGREGATED_ACCEPT)
     named, named_type = connection.get_json("/apis", accept=AGGREGATED_ACCEPT)
+    for path, body in (("/api", core), ("/apis", named)):
+        if not isinstance(body, dict):
+            raise BadReply(path, f"a JSON {type(body).__name__}, not a discovery document")
+    problems = discovery.problems
     if "APIGroupDiscoveryList" in core_type and "APIGroupDiscoveryList" in named_type:
         discovery.aggregated = True
         for body in (core, named):
-            discovery.resources.extend(r for r in _from_aggregated(body) if wanted is None or r.group in wanted)
+            found = _from_aggregated(body, problems)
+            discovery.resources.extend(r for r in found if wanted is None or r.group in wanted)
         return discovery
-    group_versions = [("", version) for version in core.get("versions") or []]
-    for group_entry in named.get("groups") or []:
-        name = str(group_entry.get("name", ""))
-        group_versions.extend((name, str(v.get("version", ""))) for v in group_entry.get("versions") or [])
-    for group, version in group_versions:
+    for group, version in _group_versions(core, named, problems):
         if wanted is not None and group not in wanted:
             continue
-        path = f"/apis/{group}/{version}" if group else f"/api/{version}"
         try:
+            path = f"/apis/{paths.group(group)}/{paths.version(version)}" if group else f"/api/{paths.version(version)}"
             body, _ = connection.get_json(path)
-        except RequestFailed as failure:
-            discovery.problems.append(f"{group or 'core'}/{version}: {failure.status} {failure.reason}")
+        except paths.InvalidName as error:
+            problems.append(f"discovery entry left out: {error}")
             continue
-        discovery.resources.extend(_from_resource_list(group, version, body))
+        except RequestFailed as failure:
+            problems.append(f"{group or 'core'}/{version}: {failure.status} {failure.reason}")
+            continue
+        discovery.resources.extend(_from_resource_list(group, version, body, problems))
     return discovery

@@ -30,7 +30,7 @@ class ClaimSourceInvalid(Rule):
         " Fires on an entry that sets both `resourceClaimName` and `resourceClaimTemplateName`,"
         " or neither (a `null` or empty value counts as unset), and on the 5th and later entries"
         " of a list (at most 4 claims per group). The Job's building-block type may not enforce"
-        " exactly-one itself (facts, open question 6), but the Job controller copies the entries"
+        " exactly-one itself (its description calls each name optional), but the Job controller copies the entries"
         " into the PodGroup it creates, where it is enforced: so the Job is held to the same rule."
     )
     why = (

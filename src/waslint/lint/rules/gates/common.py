@@ -37,7 +37,7 @@ def _build_inventory(ctx: Context) -> Inventory:
     objects = ctx.index.select(GATE_SOURCE_KINDS, mentioning=CONTROL_PLANE, among=[POD])
     if ctx.gates is None:
         return build_inventory(objects)
-    return build_inventory(objects, ctx.gates.gates, ctx.gates.document, ctx.gates.path)
+    return build_inventory(objects, ctx.gates.gates, ctx.gates.document, ctx.gates.path, ctx.gates.from_metrics)
 
 
 def hit_at(rule: Rule, where: Where, message: str, severity: Severity | None = None) -> Hit:
@@ -72,6 +72,8 @@ def enable_advice(component: str, gates: list[str], where: Where | None) -> str:
         return f"add {fields} under featureGates of the kind Cluster (it reaches every component)"
     if component == KUBELET:
         return f"enable {flag} on the kubelets (KubeletConfiguration featureGates)"
+    if where is not None and where.metrics:
+        return f"start {component} with --feature-gates={flag} (its /metrics reports it off)"
     return f"start {component} with --feature-gates={flag} (the --gates inventory has it off)"
 
 

@@ -105,6 +105,8 @@ featureGates:
 
 
 def _where_words(where: Where) -> str:
+    if where.metrics:
+        return "the component's --feature-gates flag or config file (its /metrics reports it set)"
     if where.source == KIND:
         if where.path[:1] == ("featureGates",):
             return "featureGates of the kind Cluster"

@@ -3,5 +3,7 @@
 WAS003: upstream API validation. What a Kubernetes API server of the target release rejects
 (declarative ``+k8s:`` markers and the hand-written checks), at the field upstream names.
 
+WAS004: a resource quantity larger than Kubernetes can count (`objects/quantity.py`).
+
 One module per rule (named after the rule), listed in the codes table `lint/codes.py`; WAS003's
 reading of upstream validation is in `upstream.py`."""
