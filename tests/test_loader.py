@@ -83,6 +83,32 @@ def test_json_positions_are_computed_on_demand() -> None:
     assert (finding.span.line, finding.span.column) == (7, 5)
 
 
+JSON_PODGROUP = '{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "%s"}, "spec": {"schedulingPolicy": {"basic": {}}, "disruptionMode": "Pod"}}'
+
+
+@pytest.mark.parametrize("path", ["stream.json", "-"])
+def test_a_json_stream_is_several_documents_each_located(path: str) -> None:
+    """Objects back to back on one line, then one per line, as kubectl reads them."""
+    text = JSON_PODGROUP % "a" + JSON_PODGROUP % "b" + "\n\n" + JSON_PODGROUP % "c" + "\n"
+    source = parse_bytes(path, text.encode())
+    assert not source.problems
+    assert [doc.data["metadata"]["name"] for doc in source.documents] == ["a", "b", "c"]
+    found = [(f.document, f.span.line, f.span.column) for f in lint_text(text, path=path) if f.code == "WAS103"]
+    second = len(JSON_PODGROUP % "a") + (JSON_PODGROUP % "b").index('"disruptionMode"') + 1
+    assert found == [(0, 1, (JSON_PODGROUP % "a").index('"disruptionMode"') + 1), (1, 1, second), (2, 3, found[0][2])]
+    assert text.splitlines()[0][second - 1 :].startswith('"disruptionMode"')
+
+
+def test_a_json_stream_reports_its_broken_value_and_keeps_the_ones_before() -> None:
+    source = parse_bytes("s.json", (JSON_PODGROUP % "a" + '\n{"kind": "Pod",\n "kind": "Job"}\n{"a": \n').encode())
+    assert [doc.index for doc in source.documents] == [0]
+    assert [(p.message, p.line, p.column, p.document) for p in source.problems] == [
+        ("duplicate key 'kind' in one JSON object", 3, 2, 1)
+    ]
+    broken = parse_bytes("s.json", (JSON_PODGROUP % "a" + '\n{"a": 1\n').encode())
+    assert [(p.line, p.document) for p in broken.problems] == [(3, 1)] and len(broken.documents) == 1
+
+
 @pytest.mark.parametrize(
     ("raw", "fragment", "line"),
     [

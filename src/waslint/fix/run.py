@@ -462,7 +462,7 @@ def _doc_text(state: FileState, position: int, cache: dict[tuple[str, int], DocT
         # A template is edited through its masked text (same offsets): control lines read blank.
         text = source.template.text if source.template is not None else source.text
         shared = shared_nodes(root) if "&" in text and "*" in text else set()
-        cache[key] = DocText(text, root, doc.node is None, eol_of(text), indent_step(root), shared)
+        cache[key] = DocText(text, root, source.is_json or doc.node is None, eol_of(text), indent_step(root), shared)
     return cache[key]
 
 

@@ -112,7 +112,7 @@ class Document:
         """The libyaml node tree with positions. Not kept after loading (it costs ten times the
         data's memory); composed again, for this document's text only, the first time a finding
         or a fix asks for it. None for JSON files (see SourceFile.json_node)."""
-        if self.stored_node is None and not self.file.is_json:
+        if self.stored_node is None and (not self.file.is_json or self.span_end is not None):
             self.stored_node = _compose_document(self)
         return self.stored_node
 
@@ -120,7 +120,7 @@ class Document:
     def text(self) -> str:
         """The document's own text (its node, from the start of its first line)."""
         text = self.file.parsed_text
-        if self.file.is_json:
+        if self.file.is_json and self.span_end is None:
             return text
         start = self.chunk_start + self.span_start
         end = len(text) if self.span_end is None else self.chunk_start + self.span_end
@@ -159,6 +159,8 @@ class Document:
 def _compose_document(doc: Document) -> yaml.Node | None:
     """The node tree of one document, its marks as a parse of the whole chunk would give them."""
     text = doc.file.parsed_text
+    if doc.file.is_json and doc.span_end is not None:
+        return _compose_json_value(text, doc.span_start, doc.span_end)
     if doc.file.mentions("%TAG") or doc.span_end is None:  # a directive may change tags: whole file
         return doc.file.document_node(doc.index)
     piece = text[doc.chunk_start + doc.span_start : doc.chunk_start + doc.span_end]
@@ -169,6 +171,20 @@ def _compose_document(doc: Document) -> yaml.Node | None:
     if root is None:
         return None
     _shift_marks(root, doc.span_start, doc.span_line)
+    return root
+
+
+def _compose_json_value(text: str, start: int, end: int) -> yaml.Node | None:
+    """The node tree of one value of a JSON stream (text[start:end]), its marks as in the file:
+    the value is composed alone (JSON is YAML), after as many spaces as it has characters before
+    it on its first line, so its columns are right, and its marks are moved to its line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    try:
+        root = yaml.compose(" " * (start - line_start) + text[start:end], Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if root is not None:
+        _shift_marks(root, line_start, text.count("\n", 0, line_start))
     return root
 
 
@@ -316,6 +332,7 @@ def parse_text(source: SourceFile) -> None:
     gc.disable()
     try:
         if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
+            source.is_json = True  # stdin is told by content
             _parse_json(source)
         elif "{{" in text and _parse_masked(source):
             pass
@@ -362,29 +379,54 @@ def decode(raw: bytes) -> tuple[str, Problem | None]:
 
 
 def _parse_json(source: SourceFile) -> None:
-    try:
-        data = json.loads(source.text, object_pairs_hook=_json_object)
-    except json.JSONDecodeError as err:
-        source.problems.append(Problem(f"JSON syntax error: {err.msg}", err.lineno, err.colno, 0))
+    """One JSON value, or a stream of them (objects back to back or one per line, as kubectl
+    reads them): each value is a document; a syntax error ends the stream at its position."""
+    text = source.text
+    decoder = json.JSONDecoder(object_pairs_hook=_json_object)
+    values: list[tuple[int, int, Any]] = []
+    position = _skip_space(text, 0)
+    while position < len(text):
+        try:
+            data, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as err:
+            source.problems.append(Problem(f"JSON syntax error: {err.msg}", err.lineno, err.colno, len(values)))
+            break
+        except _DuplicateJsonKey as err:
+            line, column = _duplicate_json_position(text, position)
+            source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", line, column, len(values)))
+            break
+        except RecursionError:
+            line = text.count("\n", 0, position) + 1
+            source.problems.append(Problem(f"nesting deeper than {MAX_DEPTH} levels", line, 1, len(values)))
+            break
+        values.append((position, end, data))
+        position = _skip_space(text, end)
+    if len(values) == 1 and not source.problems:
+        source.documents.append(Document(source, 0, values[0][2], None, 0, 1, text.count("\n") + 1))
         return
-    except _DuplicateJsonKey as err:
-        line, column = _duplicate_json_position(source.text)
-        source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", line, column, 0))
-        return
-    except RecursionError:
-        source.problems.append(Problem(f"nesting deeper than {MAX_DEPTH} levels", 1, 1, 0))
-        return
-    last = source.text.count("\n") + 1
-    source.documents.append(Document(source, 0, data, None, 0, 1, last))
+    for index, (start, end, data) in enumerate(values):
+        first = text.count("\n", 0, start) + 1
+        doc = Document(source, index, data, None, 0, first, first + text.count("\n", start, end))
+        doc.span_start, doc.span_end, doc.span_line = start, end, first - 1
+        source.documents.append(doc)
 
 
-def _duplicate_json_position(text: str) -> tuple[int, int]:
-    """Line and column of the first repeated key (JSON is YAML: libyaml's marks say where)."""
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except (yaml.YAMLError, RecursionError):
-        return 1, 1
-    pending = [root] if root is not None else []
+_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def _skip_space(text: str, position: int) -> int:
+    found = _SPACE.match(text, position)
+    return found.end() if found is not None else position
+
+
+def _duplicate_json_position(text: str, start: int) -> tuple[int, int]:
+    """Line and column of the first repeated key of the JSON value at `start` (JSON is YAML:
+    libyaml's marks say where)."""
+    end = _value_end(text, start)
+    root = _compose_json_value(text, start, end)
+    if root is None:
+        return text.count("\n", 0, start) + 1, 1
+    pending = [root]
     while pending:
         node = pending.pop()
         if node.__class__ is yaml.MappingNode:
@@ -396,7 +438,15 @@ def _duplicate_json_position(text: str) -> tuple[int, int]:
                 pending.append(value_node)
         elif node.__class__ is yaml.SequenceNode:
             pending.extend(reversed(node.value))
-    return 1, 1
+    return text.count("\n", 0, start) + 1, 1
+
+
+def _value_end(text: str, start: int) -> int:
+    """Where the JSON value at `start` ends (read again without the duplicate-key check)."""
+    try:
+        return json.JSONDecoder().raw_decode(text, start)[1]
+    except (json.JSONDecodeError, RecursionError):
+        return len(text)
 
 
 class _DuplicateJsonKey(ValueError):
