@@ -59,7 +59,9 @@ def _related(finding: FieldPath, issue: FieldPath) -> bool:
     return tuple(finding[:shorter]) == tuple(issue[:shorter])
 
 
-def _issues_and_findings(path: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Finding], list[Finding]]:
+def _issues_and_findings(
+    path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[Finding], list[Finding]]:
     """(every WAS002/WAS003 issue, nothing left out; the findings of the ordinary run)."""
     with monkeypatch.context() as patched:
         patched.setattr(input_rules, "_explained_elsewhere", lambda *_: False)

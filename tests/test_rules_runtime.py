@@ -42,7 +42,9 @@ status:
 
 
 def stored(text: str, namespace: str = "blog") -> str:
-    return text.replace(f"  namespace: {namespace}\n", f'  namespace: {namespace}\n  creationTimestamp: "2026-01-01T00:00:00Z"\n', 1)
+    return text.replace(
+        f"  namespace: {namespace}\n", f'  namespace: {namespace}\n  creationTimestamp: "2026-01-01T00:00:00Z"\n', 1
+    )
 
 
 def test_a_manifest_with_a_status_is_never_judged_even_beside_stored_pods() -> None:
@@ -76,12 +78,16 @@ def test_member_pod_manifests_are_not_counted_as_running_members() -> None:
 
 
 def test_unschedulable_and_stuck_deletion_need_a_stored_object() -> None:
-    unschedulable = BLOG_PODGROUP.replace('status: "True"\n    reason: Scheduled', 'status: "False"\n    reason: Unschedulable')
+    unschedulable = BLOG_PODGROUP.replace(
+        'status: "True"\n    reason: Scheduled', 'status: "False"\n    reason: Unschedulable'
+    )
     deleting = unschedulable.replace(
         "  namespace: blog\n", '  namespace: blog\n  deletionTimestamp: "2026-01-02T00:00:00Z"\n'
     )
     assert codes(lint_texts({"a.yaml": deleting}, select=["WAS804", "WAS805"]).findings) == []
-    with_uid = deleting.replace("  namespace: blog\n", "  namespace: blog\n  uid: 6f1c2b3a-0000-4000-8000-000000000001\n")
+    with_uid = deleting.replace(
+        "  namespace: blog\n", "  namespace: blog\n  uid: 6f1c2b3a-0000-4000-8000-000000000001\n"
+    )
     assert sorted(codes(lint_texts({"a.yaml": with_uid}, select=["WAS804", "WAS805"]).findings)) == [
         "WAS804",
         "WAS805",

@@ -139,8 +139,8 @@ def state_of(path: str, raw: bytes) -> FileState:
 
 
 def _refusal(source: SourceFile) -> str | None:
-    if source.template is None and TEMPLATE.search(source.text):
-        return TEMPLATE_NOTE  # a template that cannot be read at its source positions
+    if (source.template is None or source.problems) and TEMPLATE.search(source.text):
+        return TEMPLATE_NOTE  # a template that cannot be read (whole) at its source positions
     line_breaks = line_break_problem(source.text)
     if line_breaks is not None:
         return line_breaks

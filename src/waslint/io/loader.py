@@ -13,14 +13,14 @@ import gc
 import json
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import yaml
 
 from waslint.core.model import Path, Span
-from waslint.io.helm import MaskedTemplate, mask_template
+from waslint.io.helm import PLACEHOLDER, VIEWS, MaskedTemplate, mask_template
 from waslint.io.reading import DEFAULT_LIMIT, InputError, TooLarge, read_bounded
 
 MAX_FILE_BYTES = DEFAULT_LIMIT
@@ -69,6 +69,7 @@ _TRUE_WORDS = frozenset({"true", "yes", "on", "y"})
 _DOC_START = re.compile(r"^---(?=\s|$)", re.MULTILINE)
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
 _intern = sys.intern
+Alternatives = Callable[[int, int], bool]
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,14 @@ class Document:
         if root is None:
             return Span(1, 1, 1, 1)
         return _span_of(root, path, key, self.line_offset)
+
+    def locate_key(self, path: Path) -> Span:
+        """Span of the key of the field at `path` alone (its value may be a template action),
+        or of its deepest existing parent."""
+        root = self.node if self.node is not None else self.file.json_node()
+        if root is None:
+            return Span(1, 1, 1, 1)
+        return _span_of(root, path, True, self.line_offset, key_only=True)
 
 
 def _compose_document(doc: Document) -> yaml.Node | None:
@@ -344,20 +353,53 @@ def parse_text(source: SourceFile) -> None:
 
 
 def _parse_masked(source: SourceFile) -> bool:
-    """Read a Helm template through its masked text; False (nothing read) when the masked text
-    is not valid YAML either: then the template is parsed as it is and gets a clear WAS001."""
+    """Read a Helm template through its masked text; False (nothing read) when there is no
+    action to mask, or when the masked text is not YAML but the raw text is (braces in strings
+    of a plain file). A template still broken once masked keeps the documents that parse, and
+    its WAS001 is located and worded from the masked view, naming the template construct there."""
     masked = mask_template(source.text)
     if masked is None:
         return False
-    trial = SourceFile(source.path, masked.text)
-    _parse_yaml(trial)
+    trial = _parse_view(source.path, masked)
+    for view in VIEWS[1:]:  # branches that do not fit together: read one of them
+        if not trial.problems:
+            break
+        other = mask_template(source.text, view)
+        again = _parse_view(source.path, other) if other is not None else trial
+        if not again.problems:
+            trial, masked = again, other
     if trial.problems:
-        return False
+        raw = SourceFile(source.path, source.text)
+        _parse_yaml(raw)
+        if not raw.problems:
+            return False  # plain YAML with braces in its strings
+    assert masked is not None
     for doc in trial.documents:
         doc.file = source
     source.documents = trial.documents
+    source.problems = [_template_problem(problem, masked) for problem in trial.problems]
     source.template = masked
     return True
+
+
+def _parse_view(path: str, masked: MaskedTemplate) -> SourceFile:
+    trial = SourceFile(path, masked.text)
+    trial.template = masked
+    _parse_yaml(trial)
+    return trial
+
+
+def _template_problem(problem: Problem, masked: MaskedTemplate) -> Problem:
+    message = problem.message.replace("YAML syntax error: ", "", 1)
+    where = masked.construct_at(masked.offset(problem.line, problem.column))
+    return Problem(
+        f"Helm template: {message}{', ' + where if where else ''} once its actions ({{{{ }}}}) are masked;"
+        " lint the rendered output (Helm/Go template syntax: `helm template CHART | waslint lint -`), or add the"
+        " path to `exclude`",
+        problem.line,
+        problem.column,
+        problem.document,
+    )
 
 
 def decode(raw: bytes) -> tuple[str, Problem | None]:
@@ -513,7 +555,7 @@ def _parse_yaml_chunk(
                 index += 1
                 continue
             try:
-                data = Converter(track_aliases).convert(node)
+                data = Converter(track_aliases, _alternatives(source, chunk_start)).convert(node)
             except _DocumentError as err:
                 line, column = _mark_position(err.mark, node, line_offset)
                 source.problems.append(Problem(err.message, line, column, index))
@@ -546,6 +588,18 @@ def _parse_yaml_chunk(
         return None, index + 1, previous_end
     finally:
         loader.dispose()
+
+
+def _alternatives(source: SourceFile, chunk_start: int) -> Alternatives | None:
+    """For a masked template: whether two offsets of the chunk are not always rendered together."""
+    template = source.template
+    if template is None:
+        return None
+
+    def exclusive(first: int, second: int) -> bool:
+        return template.apart(chunk_start + first, chunk_start + second)
+
+    return exclusive
 
 
 def _mark_position(mark: Any | None, node: yaml.Node, line_offset: int) -> tuple[int, int]:
@@ -595,12 +649,14 @@ def _yaml_message(err: yaml.MarkedYAMLError, full_text: str) -> str:
 class Converter:
     """Node tree -> plain Python values, with the depth and alias-expansion limits."""
 
-    __slots__ = ("expanded", "memo", "track")
+    __slots__ = ("alternatives", "expanded", "memo", "track")
 
-    def __init__(self, track_aliases: bool) -> None:
+    def __init__(self, track_aliases: bool, alternatives: Alternatives | None = None) -> None:
         self.track = track_aliases
         self.memo: dict[int, tuple[Any, int]] = {}
         self.expanded = 0
+        # In a masked Helm template: whether two offsets are alternatives (if/else branches)
+        self.alternatives = alternatives
 
     def convert(self, node: yaml.Node) -> Any:
         if self.track:
@@ -625,6 +681,8 @@ class Converter:
                 return self._mapping(node, depth, self._plain)  # merge keys, odd keys
             key = _intern(key_node.value)  # manifests repeat their keys: one string object each
             if key in result:
+                if self._alternative(node, key_node):
+                    continue
                 raise _DocumentError(f"duplicate key {key!r} in one mapping", key_node.start_mark)
             if value_node.__class__ is yaml.ScalarNode and value_node.tag == _STR:
                 value = value_node.value
@@ -662,6 +720,18 @@ class Converter:
         self.memo[id(node)] = (value, size)
         return value, size
 
+    def _alternative(self, mapping: yaml.Node, repeated: yaml.Node) -> bool:
+        """In a template, a key written again is no certain duplicate when its name comes from an
+        action (known once rendered), or when the two are not always rendered together (the
+        branches of one if/else, or one inside an `if` the other is not in): the first is kept
+        (its node is the one positions find)."""
+        if self.alternatives is None:
+            return False
+        if PLACEHOLDER in repeated.value:
+            return True
+        first = next(key for key, _ in mapping.value if key.value == repeated.value)
+        return self.alternatives(first.start_mark.index, repeated.start_mark.index)
+
     def _count(self, size: int, node: yaml.Node) -> None:
         self.expanded += size
         if self.expanded > MAX_EXPANDED_NODES:
@@ -681,6 +751,8 @@ class Converter:
             if not isinstance(key, (str, int, float, bool)) and key is not None:
                 key = repr(key)
             if key in result:
+                if self._alternative(node, key_node):
+                    continue
                 raise _DocumentError(f"duplicate key {key!r} in one mapping", key_node.start_mark)
             result[key] = convert(value_node, depth + 1)
         for merge in merges:
@@ -738,7 +810,7 @@ def _construct(node: yaml.Node) -> Any:
 # --------------------------------------------------------------------------- positions
 
 
-def _span_of(root: yaml.Node, path: Path, key: bool, line_offset: int) -> Span:
+def _span_of(root: yaml.Node, path: Path, key: bool, line_offset: int, *, key_only: bool = False) -> Span:
     node = root
     key_node: yaml.Node | None = None
     for step in path:
@@ -748,7 +820,7 @@ def _span_of(root: yaml.Node, path: Path, key: bool, line_offset: int) -> Span:
         key_node, node = child
     start_node = key_node if key and key_node is not None else node
     start = start_node.start_mark
-    end = node.end_mark
+    end = start_node.end_mark if key_only else node.end_mark
     if end.line != start.line and node.__class__ is not yaml.ScalarNode:
         end = start_node.end_mark  # a block collection: point at its first line only
     return Span(

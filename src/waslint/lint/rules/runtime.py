@@ -443,7 +443,12 @@ status:
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         found = scheduling_condition(obj)
-        if not stored(obj) or found is None or found[1].get("status") != "False" or found[1].get("reason") != "Unschedulable":
+        if (
+            not stored(obj)
+            or found is None
+            or found[1].get("status") != "False"
+            or found[1].get("reason") != "Unschedulable"
+        ):
             return
         position, condition = found
         said = as_str(condition.get("message"))
