@@ -279,6 +279,7 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
         width=shutil.get_terminal_size((100, 24)).columns,
         root=source_root() if fmt in ("sarif", "github") else None,
         skipped=result.skipped,
+        notes=result.notes,
     )
     if display.statistics:
         from waslint.report import statistics
@@ -297,6 +298,8 @@ def emit_report(result: LintResult, display: Display, target: Release) -> None:
     if fmt not in ("text", "json"):
         for entry in result.skipped:
             typer.echo(f"waslint: skipped {entry}", err=True)
+    for note in result.notes:
+        typer.echo(f"waslint: note: {note}", err=True)
 
 
 def write_output(text: str, output: str | None) -> None:
@@ -348,8 +351,16 @@ def lint(
     changed_since: ChangedSinceOption = None,
     lookup: LookupOption = None,
     jobs: JobsOption = None,
+    kustomize_cmd: Annotated[
+        str | None,
+        typer.Option(
+            "--kustomize-cmd",
+            help="Command that renders a kustomize build root, given its folder (default: `kustomize build`,"
+            " else `kubectl kustomize`), e.g. 'kustomize build --enable-helm'.",
+        ),
+    ] = None,
 ) -> None:
-    """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
+    """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json, kustomizations) or '-' for stdin."""
     from waslint.lint.engine import RunError, lint_paths
 
     display = Display(fmt, output, statistics, quiet, show_level, show_fixes).checked()
@@ -364,6 +375,8 @@ def lint(
         if live is not None:
             _use_live_schemas(options, *live)
         options.jobs = _jobs(jobs)
+        if kustomize_cmd is not None:
+            options.kustomize_cmd = kustomize_cmd
         try:
             result, path_errors = lint_paths(
                 group, options, settings, context=lookup or (), changed_since=changed_since
@@ -403,6 +416,7 @@ def merge_results(results: list[LintResult]) -> LintResult:
     files = [source for r in results for source in r.files]
     merged = LintResult(findings, files, [message for r in results for message in r.internal_errors])
     merged.skipped = [entry for r in results for entry in r.skipped]
+    merged.notes = list(dict.fromkeys(note for r in results for note in r.notes))
     return merged
 
 

@@ -28,11 +28,13 @@ KNOWN_KEYS = (
     "inline-ignores",
     "runtime",
     "scopes",
+    "kustomize-cmd",
 )
 # WAS8xx thresholds (`runtime:` in the config), in seconds; the rules default to one hour.
 RUNTIME_THRESHOLDS = ("orphan-after", "stuck-deletion-after")
 DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 FAIL_ON = ("error", "warning", "info", "never")
+FILE_GLOB_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 class ConfigError(Exception):
@@ -51,7 +53,8 @@ class Config:
     namespace: str | None = None
     inline_ignores: bool = True
     runtime_thresholds: dict[str, float] = field(default_factory=dict)
-    scopes: list[str] = field(default_factory=list)  # folder globs, each match its own cluster
+    scopes: list[str] = field(default_factory=list)  # folder (or file) globs, each match its own cluster
+    kustomize_cmd: str | None = None  # the command that renders a kustomize build root
     source: str | None = None
     root: str = "."
 
@@ -78,9 +81,14 @@ class Config:
                 codes.extend(pattern_codes)
         return codes
 
+    def is_file_scope(self, scope: str | None) -> bool:
+        """A scope that is one file (a file glob matched it): a finding names no scope for it."""
+        return scope is not None and scope.endswith(FILE_GLOB_SUFFIXES)
+
     def scope_of(self, path: str) -> str | None:
-        """The scope folder (relative to the config's folder) holding `path`: the shallowest
-        parent folder that matches a `scopes` glob; None outside every scope."""
+        """The scope (relative to the config's folder) holding `path`: the shallowest parent
+        folder that matches a `scopes` glob, else the file itself when a file glob (one ending in
+        `.yaml`, `.yml`, `.json`) matches it; None outside every scope."""
         if not self.scopes:
             return None
         relative = _relative_to(path, self.root)
@@ -91,6 +99,8 @@ class Config:
             folder = "/".join(parts[:depth])
             if any(fnmatch(folder, glob) for glob in self.scopes):
                 return folder
+        if any(glob.endswith(FILE_GLOB_SUFFIXES) and fnmatch(relative, glob) for glob in self.scopes):
+            return relative  # a file glob (`*/*.yaml`): each matching file is a cluster of its own
         return None
 
 
@@ -233,6 +243,10 @@ def _apply(config: Config, key: str, value: Any, source: str, known: Collection[
         config.namespace = value
     elif key == "scopes":
         config.scopes = [glob.removeprefix("./").strip("/") for glob in _strings(value, where)]
+    elif key == "kustomize-cmd":
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: expected a command line, e.g. 'kustomize build --enable-helm'")
+        config.kustomize_cmd = value
     elif key == "inline-ignores":
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false")

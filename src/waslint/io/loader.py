@@ -27,6 +27,7 @@ MAX_FILE_BYTES = DEFAULT_LIMIT
 MAX_DEPTH = 200
 MAX_EXPANDED_NODES = 500_000
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+MANIFEST_NAMES = frozenset({"Kustomization"})  # read by folder walks although it has no suffix
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
@@ -155,6 +156,11 @@ class Document:
         if root is None:
             return Span(1, 1, 1, 1)
         return _span_of(root, path, key, self.line_offset)
+
+    def moved(self, path: Path, key: bool) -> tuple[SourceFile, int | None, Span] | None:
+        """Another file's place for the field at `path`, when another file wrote it: a rendered
+        object's patch or kustomization (sources/kustomize/origins.py); None for a file's own."""
+        return None
 
     def locate_key(self, path: Path) -> Span:
         """Span of the key of the field at `path` alone (its value may be a template action),

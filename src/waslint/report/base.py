@@ -37,6 +37,8 @@ class ReportInput:
     root: str | None = None
     # "path: reason" for what the walk did not read (links out of the tree, FIFOs...)
     skipped: list[str] = field(default_factory=list)
+    # what the run says once (a kustomize root not rendered, no renderer on the machine)
+    notes: list[str] = field(default_factory=list)
 
     def rule(self, code: str) -> RuleInfo | None:
         return next((rule for rule in self.rules if rule.code == code), None)
