@@ -17,7 +17,7 @@ import pytest
 from conftest import FIXTURES, ROOT, lint_path, run_cli
 from waslint.lint.options import LintOptions
 from waslint.sources.kustomize.graph import BuildGraph
-from waslint.sources.kustomize.render import ORIGIN, find_renderer, render_root, strip_origin
+from waslint.sources.kustomize.render import ORIGIN, Rendered, find_renderer, render_root, render_roots, strip_origin
 
 GITOPS = FIXTURES / "gitops"
 RENDERER = shutil.which("kustomize") or shutil.which("kubectl")
@@ -68,6 +68,37 @@ def test_the_wrapper_renders_exactly_what_the_root_renders_and_origins_resolve(o
         assert origin is not None and ORIGIN not in str(doc)
         resolved = os.path.normpath(os.path.join(outcome.wrapper, origin["path"]))
         assert os.path.isfile(resolved) and resolved.startswith(str(GITOPS.resolve()))
+
+
+@needs_kustomize
+def test_roots_built_in_one_batch_render_what_each_renders_alone(tmp_path: Path) -> None:
+    import yaml
+
+    renderer = find_renderer()
+    assert renderer is not None
+    roots = [str(GITOPS / "overlays/dev"), str(GITOPS / "overlays/prod"), str(GITOPS / "base")]
+    batch = render_roots(renderer, [(root, None) for root in roots])
+    for root, together in zip(roots, batch, strict=True):
+        alone = render_root(renderer, root)
+        assert together.error is None and together.text is not None and alone.text is not None
+
+        def objects(outcome: Rendered) -> list[object]:
+            found = []
+            for doc in yaml.safe_load_all(outcome.text or ""):
+                origin = strip_origin(doc)
+                assert origin is not None
+                found.append((doc, os.path.normpath(os.path.join(outcome.wrapper, origin["path"]))))
+            return found
+
+        assert objects(together) == objects(alone)
+    # dev and a copy of dev render objects of the same identity: the batch splits, both still build
+    copy = tmp_path / "dev-copy"
+    shutil.copytree(GITOPS / "overlays/dev", copy)
+    (copy / "kustomization.yaml").write_text(
+        (copy / "kustomization.yaml").read_text().replace("../../base", os.path.relpath(GITOPS / "base", copy))
+    )
+    split = render_roots(renderer, [(roots[0], None), (str(copy), None)])
+    assert [outcome.error for outcome in split] == [None, None]
 
 
 def test_the_build_graph_reads_roles_and_roots() -> None:
@@ -132,12 +163,15 @@ def test_without_a_renderer_patches_stay_patches_and_a_note_says_so(tmp_path: Pa
 
 
 def _recording_renderer(tmp_path: Path) -> tuple[str, Path]:
-    """A --kustomize-cmd that logs the root of every build it is asked for (the resource of the
-    wrapper kustomization it is given), then runs the real one."""
+    """A --kustomize-cmd that logs the roots of every build it is asked for (the resources of the
+    wrapper kustomization it is given, or of a batch's kustomization per root), then runs the
+    real one."""
     log = tmp_path / "builds.log"
     script = tmp_path / "render.sh"
     real = "kustomize build" if shutil.which("kustomize") else "kubectl kustomize"
-    script.write_text(f'#!/bin/sh\ngrep "^- \\.\\." "$1/kustomization.yaml" >> {log}\nexec {real} "$1"\n')
+    script.write_text(
+        f'#!/bin/sh\ncat "$1"/kustomization.yaml "$1"/root-*/kustomization.yaml 2>/dev/null | grep "^- \\.\\." >> {log}\nexec {real} "$1"\n'
+    )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return str(script), log
 
@@ -153,7 +187,9 @@ def test_remote_bases_are_never_built(tmp_path: Path) -> None:
     command, log = _recording_renderer(tmp_path)
     result = run_cli("lint", "--format", "json", "--kustomize-cmd", command, str(tree), timeout=120)
     report = json.loads(result.stdout)
-    assert any("overlays/remote: not rendered" in note and "never fetches" in note for note in report["summary"]["notes"])
+    assert any(
+        "overlays/remote: not rendered" in note and "never fetches" in note for note in report["summary"]["notes"]
+    )
     built = log.read_text().splitlines()
     assert len(built) == 2  # dev and prod, never the remote overlay
 
@@ -194,7 +230,9 @@ def test_comments_in_the_source_files_suppress_findings_on_rendered_objects(tmp_
     job = tree / "base" / "job.yaml"
     job.write_text(job.read_text().replace("nvidia.com/gpu: 8 ", "nvidia.com/gpu: 8  # waslint: ignore[WAS502]"))
     kustomization = tree / "overlays" / "prod" / "kustomization.yaml"
-    kustomization.write_text(kustomization.read_text().replace("      value: 8", "      value: 8  # waslint: ignore[WAS303,WAS304]"))
+    kustomization.write_text(
+        kustomization.read_text().replace("      value: 8", "      value: 8  # waslint: ignore[WAS303,WAS304]")
+    )
     found = [(Path(f.path).relative_to(tree).as_posix(), f.code) for f in lint_path(tree).findings]
     assert ("base/job.yaml", "WAS502") not in found
     assert not [code for name, code in found if name.endswith("kustomization.yaml")]
@@ -205,3 +243,54 @@ def test_options_carry_the_renderer_command() -> None:
     assert LintOptions(kustomize_cmd="kustomize build --enable-helm").kustomize_cmd == "kustomize build --enable-helm"
     result = run_cli("lint", "--kustomize-cmd", "no-such-renderer-anywhere build", str(GITOPS))
     assert result.returncode == 2 and "--kustomize-cmd" in result.stderr
+
+
+@needs_kustomize
+def test_the_readme_gitops_section_shows_what_lint_prints() -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## GitOps repositories\n", 1)[1].split("\n## ", 1)[0]
+    shown = section.split("```console\n$ waslint lint fixtures/gitops\n", 1)[1].split("```\n", 1)[0]
+    result = run_cli("lint", "fixtures/gitops", cwd=ROOT, env={"NO_COLOR": "1", "COLUMNS": "100"})
+    assert result.returncode == 1
+    assert result.stdout == shown
+
+
+@needs_kustomize
+def test_config_scopes_win_over_the_roots(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    (tree / ".waslint.yaml").write_text('scopes: ["overlays/*"]\n')
+    result = run_cli("lint", "--format", "json", ".", cwd=tree)
+    findings = json.loads(result.stdout)["findings"]
+    rendered = [f for f in findings if f.get("rendered_by")]
+    assert rendered and {f["scope"] for f in rendered} <= {"overlays/dev", "overlays/prod"}
+    assert {f["scope"] for f in rendered if f["path"] == "overlays/prod/kustomization.yaml"} == {"overlays/prod"}
+
+
+def test_each_helm_chart_is_a_cluster_of_its_own(tmp_path: Path) -> None:
+    for name, template in (
+        ("a", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: high\nvalue: 10\n"),
+        (
+            "b",
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: low\nvalue: 1\n---\n"
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  priorityClassName: high\n"
+            "  containers:\n  - name: c\n    image: busybox\n",
+        ),
+    ):
+        chart = tmp_path / "charts" / name
+        (chart / "templates").mkdir(parents=True)
+        (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: {name}\nversion: 0.1.0\n")
+        (chart / "templates" / "objects.yaml").write_text(template)
+    found = [(Path(f.path).parent.parent.name, f.code) for f in lint_path(tmp_path / "charts").findings]
+    assert found == [("b", "WAS405")]  # chart a's PriorityClass does not reach chart b's cluster
+
+
+@needs_kustomize
+def test_renders_in_jobs_workers_give_the_same_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from waslint.lint import gitops
+
+    def shape(jobs: int) -> list[tuple[object, ...]]:
+        return [(f.code, f.path, f.span, f.message, f.rendered_by) for f in lint_path(GITOPS, jobs=jobs).findings]
+
+    serial = shape(1)
+    monkeypatch.setattr(gitops, "ROOTS_PER_BATCH", 1)  # one batch per root: two workers render
+    assert shape(2) == serial and len(serial) == 5

@@ -66,7 +66,9 @@ def _file_name(folder: Path, name: str) -> str:
 
 
 def _needs_renderer(folder: Path) -> bool:
-    return _file_name(folder, "x") == "kustomization.yaml" and not (shutil.which("kustomize") or shutil.which("kubectl"))
+    return _file_name(folder, "x") == "kustomization.yaml" and not (
+        shutil.which("kustomize") or shutil.which("kubectl")
+    )
 
 
 def lint_fixture(

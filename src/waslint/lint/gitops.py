@@ -19,17 +19,24 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from waslint.core.model import Span
-from waslint.core.parallel import fork_map
+from waslint.core.parallel import fork_map, split_evenly
 from waslint.findings import Finding
 from waslint.io.loader import Document, SourceFile, parse_bytes, parse_text, read_source
 from waslint.lint.options import LintOptions
 from waslint.lint.registry import get_rule
 from waslint.sources.kustomize.graph import BuildGraph, Kustomization, is_kustomization
-from waslint.sources.kustomize.origins import Placement, RenderedDocument, applied_patches, display_path
-from waslint.sources.kustomize.render import Rendered, Renderer, find_renderer, render_root, strip_origin
+from waslint.sources.kustomize.origins import (
+    AppliedPatch,
+    Placement,
+    RenderedDocument,
+    applied_patches,
+    display_path,
+)
+from waslint.sources.kustomize.render import Rendered, Renderer, find_renderer, render_roots, strip_origin
 
 BUILD_FAILED = "WAS004"
 CHART_FILE = "Chart.yaml"
+ROOTS_PER_BATCH = 32  # the fewest roots a --jobs worker renders (`python bench/overlays.py`)
 
 
 @dataclass
@@ -85,7 +92,12 @@ def read_layout(
                 " are linted as their files, patch files still as patches"
             )
         return layout
-    outcomes = fork_map(lambda root: _render(renderer, root), buildable, options.jobs)
+    # One kustomize process renders a batch; a worker pays off past a few dozen roots a batch.
+    count = min(options.jobs, max(1, len(buildable) // ROOTS_PER_BATCH))
+    batches = [buildable[shard.start : shard.stop] for shard in split_evenly([1] * len(buildable), count)]
+    outcomes = [
+        outcome for part in fork_map(lambda batch: _render(renderer, batch), batches, options.jobs) for outcome in part
+    ]
     files = {source_real: source for source_real, source in _parsed(sources).items()}
     for root, outcome in zip(buildable, outcomes, strict=True):
         label = _label(root)
@@ -135,8 +147,9 @@ def _buildable(
     return chosen
 
 
-def _render(renderer: Renderer, root: Kustomization) -> Rendered:
-    return render_root(renderer, root.folder, root.data.get("sortOptions"))
+def _render(renderer: Renderer, batch: list[Kustomization]) -> list[Rendered]:
+    """One batch of roots, built by one kustomize run where they can be (render_roots)."""
+    return render_roots(renderer, [(root.folder, root.data.get("sortOptions")) for root in batch])
 
 
 def _parsed(sources: list[SourceFile]) -> dict[str, SourceFile]:
@@ -167,6 +180,12 @@ def _rendered_root(
     assert outcome.text is not None
     output = parse_bytes(f"{label} (rendered)", outcome.text.encode("utf-8"))
     virtual: dict[str, SourceFile] = {}
+    for kustomization in graph.closure_kustomizations(root.file):
+        for patch in graph.kustomizations[kustomization].patches:
+            if patch.file is not None:
+                _source(patch.file, files)
+    parsed: dict[int, AppliedPatch | None] = {}
+    chains: dict[str, list[Kustomization]] = {}
     for doc in output.documents:
         origin = strip_origin(doc.data)
         if not isinstance(doc.data, dict) or origin is None:
@@ -175,7 +194,9 @@ def _rendered_root(
         generated = origin.get("configuredIn")
         if isinstance(resource, str) and not origin.get("repo"):
             real = os.path.realpath(os.path.normpath(os.path.join(outcome.wrapper, resource)))
-            placement = _placement(graph, root, real, doc.data, files)
+            if real not in chains:
+                chains[real] = graph.chain(root, real)
+            placement = _placement(graph, root, chains[real], real, doc.data, files, parsed)
         elif isinstance(generated, str):
             real = os.path.realpath(os.path.normpath(os.path.join(outcome.wrapper, generated)))
             owner = graph.kustomizations.get(real, root)
@@ -196,16 +217,17 @@ def _rendered_root(
 
 
 def _placement(
-    graph: BuildGraph, root: Kustomization, real: str, data: dict[str, object], files: dict[str, SourceFile]
+    graph: BuildGraph,
+    root: Kustomization,
+    chain: list[Kustomization],
+    real: str,
+    data: dict[str, object],
+    files: dict[str, SourceFile],
+    parsed: dict[int, AppliedPatch | None],
 ) -> Placement:
-    chain = graph.chain(root, real)
     source = _source(real, files)
     source_doc = _source_document(source, data, chain) if source is not None else None
-    for kustomization in graph.closure_kustomizations(root.file):
-        for patch in graph.kustomizations[kustomization].patches:
-            if patch.file is not None:
-                _source(patch.file, files)
-    patches = applied_patches(graph, chain, data, source_doc.data if source_doc is not None else None, files)
+    patches = applied_patches(graph, chain, data, source_doc.data if source_doc is not None else None, files, parsed)
     return Placement(root, chain, source_doc, patches, origin_file=source)
 
 

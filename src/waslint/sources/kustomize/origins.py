@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -107,21 +107,28 @@ class RenderedDocument(Document):
 
 
 def applied_patches(
-    graph: BuildGraph, chain: list[Kustomization], data: dict[str, Any], source: Any, files: dict[str, SourceFile]
+    graph: BuildGraph,
+    chain: list[Kustomization],
+    data: dict[str, Any],
+    source: Any,
+    files: dict[str, SourceFile],
+    parsed: dict[int, AppliedPatch | None],
 ) -> list[AppliedPatch]:
     """The patches of the chain (components first, then each kustomization's own, innermost
-    kustomization first) that select the object."""
+    kustomization first) that select the object; `parsed` keeps each patch read once a run."""
     names, namespaces = _histories(chain, data, source)
     found = []
     for kustomization in chain:
         for owner in [*graph.components_of(kustomization), kustomization]:
             for patch in owner.patches:
-                applied = _parse_patch(patch, files)
-                if applied is None:
+                if id(patch) not in parsed:
+                    parsed[id(patch)] = _parse_patch(patch, files)
+                template = parsed[id(patch)]
+                if template is None:
                     continue
-                applied.selected = _selected(applied, data, names, namespaces)
-                if applied.selected:
-                    found.append(applied)
+                selected = _selected(template, data, names, namespaces)
+                if selected:
+                    found.append(replace(template, selected=selected))
     return found
 
 

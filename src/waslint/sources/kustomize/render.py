@@ -25,6 +25,7 @@ timeout; its output goes through the bounded reader.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -37,6 +38,9 @@ import yaml
 from waslint.io.reading import DEFAULT_LIMIT, InputError, TooLarge, read_bounded
 
 ORIGIN = "config.kubernetes.io/origin"
+ROOT_LABEL = "waslint.io/render-root"  # which root of a batch an object belongs to
+_ROOT_MARK = re.compile(r'^\s+waslint\.io/render-root: "?(\d+)"?\s*$', re.MULTILINE)
+_DOCUMENT_BREAK = re.compile(r"^---\s*$\n?", re.MULTILINE)
 RENDER_TIMEOUT = 120.0  # seconds for one build
 _STDERR_LIMIT = 16 * 1024
 _OFFLINE = {
@@ -104,6 +108,47 @@ def render_root(renderer: Renderer, root_folder: str, sort_options: Any = None) 
         shutil.rmtree(wrapper, ignore_errors=True)
 
 
+def render_roots(renderer: Renderer, roots: list[tuple[str, Any]]) -> list[Rendered]:
+    """Build several roots (folder, sortOptions) in one kustomize run when they can be: a wrapper
+    whose resources are one intermediate kustomization per root, each adding only the label
+    `waslint.io/render-root` to its root's objects (`labels` without selectors or templates: the
+    objects' own metadata.labels), so the output splits back by root. One process instead of one
+    per root: kubectl's start is most of a small build. When the batch fails (two roots render an
+    object of the same identity, or one root does not build) it is split in halves, down to
+    single roots, each built alone: a failure is then that root's own. A root with sortOptions is
+    always built alone (sortOptions is read only at the top of a build)."""
+    if len(roots) == 1 or any(sort is not None for _, sort in roots):
+        return [render_root(renderer, folder, sort) for folder, sort in roots]
+    wrapper = tempfile.mkdtemp(prefix="waslint-kustomize-")
+    try:
+        top: dict[str, Any] = {"resources": [], "buildMetadata": ["originAnnotations"]}
+        for number, (folder, _) in enumerate(roots):
+            middle = os.path.join(wrapper, f"root-{number}")
+            os.mkdir(middle)
+            body = {
+                "resources": [os.path.relpath(os.path.realpath(folder), os.path.realpath(middle))],
+                "labels": [{"pairs": {ROOT_LABEL: str(number)}}],
+            }
+            with open(os.path.join(middle, "kustomization.yaml"), "w", encoding="utf-8") as handle:
+                yaml.safe_dump(body, handle)
+            top["resources"].append(f"root-{number}")
+        with open(os.path.join(wrapper, "kustomization.yaml"), "w", encoding="utf-8") as handle:
+            yaml.safe_dump(top, handle)
+        text, _ = _run(renderer, wrapper, "")  # a failure is each root's own to report
+        real = os.path.realpath(wrapper)
+    finally:
+        shutil.rmtree(wrapper, ignore_errors=True)
+    if text is None:
+        half = len(roots) // 2
+        return render_roots(renderer, roots[:half]) + render_roots(renderer, roots[half:])
+    pieces: list[list[str]] = [[] for _ in roots]
+    for piece in _DOCUMENT_BREAK.split(text):
+        found = _ROOT_MARK.search(piece)
+        if found is not None and int(found.group(1)) < len(roots):
+            pieces[int(found.group(1))].append(piece)
+    return [Rendered("---\n".join(own), real) for own in pieces]
+
+
 def _run(renderer: Renderer, wrapper: str, root_folder: str) -> tuple[str | None, str | None]:
     out_path = os.path.join(wrapper, "out.yaml")
     err_path = os.path.join(wrapper, "err.txt")
@@ -156,11 +201,17 @@ def clean_error(said: str, wrapper: str, root_folder: str = "") -> str:
 
 
 def strip_origin(data: Any) -> dict[str, Any] | None:
-    """Remove the origin annotation the wrapper asked for; returns it parsed (`path`, `repo`,
-    `configuredIn`, `configuredBy`), or None. An `annotations` map left empty is removed."""
+    """Remove the origin annotation (and a batch's root label) the wrapper asked for; returns the
+    origin parsed (`path`, `repo`, `configuredIn`, `configuredBy`), or None. An `annotations` or
+    `labels` map left empty is removed."""
     if not isinstance(data, dict):
         return None
     metadata = data.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    if isinstance(labels, dict) and ROOT_LABEL in labels:
+        del labels[ROOT_LABEL]
+        if not labels and isinstance(metadata, dict):
+            del metadata["labels"]
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
     if not isinstance(annotations, dict) or ORIGIN not in annotations:
         return None
