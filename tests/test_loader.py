@@ -284,3 +284,16 @@ def test_documents_composed_alone_match_the_whole_file(text: str) -> None:
     assert source.documents
     for doc in source.documents:
         assert _marks(doc.node) == _marks(source.document_node(doc.index)), doc.index
+
+
+def test_fix_rewrites_every_value_of_a_json_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from waslint.fix.run import FixOptions, fix_paths
+
+    old = JSON_PODGROUP.replace("v1beta1", "v1alpha2").replace(', "disruptionMode": "Pod"', "")
+    path = tmp_path / "stream.json"
+    path.write_text(old % "a" + old % "b" + "\n" + old % "c" + "\n")
+    result, errors = fix_paths([str(path)], FixOptions())
+    assert not errors and result.internal_errors == []
+    fixed = parse_bytes("stream.json", result.changed[0].encoded())
+    assert [doc.data["apiVersion"] for doc in fixed.documents] == ["scheduling.k8s.io/v1beta1"] * 3
+    assert not fixed.problems

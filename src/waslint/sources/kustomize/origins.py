@@ -20,7 +20,7 @@ import yaml
 
 from waslint.core.model import Path, Span
 from waslint.io.loader import Document, SourceFile, parse_bytes
-from waslint.objects.kobject import as_map
+from waslint.objects.kobject import as_map, dig
 from waslint.sources.kustomize.graph import BuildGraph, Kustomization, Patch
 
 # List fields merged by key in a strategic merge patch (the keys kubernetes' types declare).
@@ -337,7 +337,7 @@ def _in_json6902(applied: AppliedPatch, data: Any, path: Path, key: bool) -> tup
             continue
         op = operation.get("op")
         if op in ("add", "replace") and "value" in operation:
-            inner = _smp_path(operation["value"], _dig(data, steps), path[len(steps) :])
+            inner = _smp_path(operation["value"], dig(data, *steps), path[len(steps) :])
             where: Path = (number, "value", *(inner or ()))
             return _at(applied, 0, where, key)
         if op in ("copy", "move", "remove") or steps == tuple(path):
@@ -365,17 +365,6 @@ def _pointer(pointer: str, data: Any) -> tuple[str | int, ...] | None:
     return tuple(steps)
 
 
-def _dig(data: Any, steps: Path) -> Any:
-    for step in steps:
-        if isinstance(step, int) and isinstance(data, list) and 0 <= step < len(data):
-            data = data[step]
-        elif isinstance(step, str) and isinstance(data, dict):
-            data = data.get(step)
-        else:
-            return None
-    return data
-
-
 def _at(applied: AppliedPatch, number: int, path: Path, key: bool) -> tuple[SourceFile, int | None, Span]:
     doc = applied.docs[number] if number < len(applied.docs) else None
     if doc is None:
@@ -392,8 +381,8 @@ def _at(applied: AppliedPatch, number: int, path: Path, key: bool) -> tuple[Sour
 
 def _by_transformer(placement: Placement, data: Any, path: Path) -> tuple[SourceFile, int | None, Span] | None:
     source = placement.source_doc.data if placement.source_doc is not None else None
-    rendered = _dig(data, path)
-    original = _dig(source, path)
+    rendered = dig(data, *path)
+    original = dig(source, *path)
     if rendered == original:
         return None
     fields = _TRANSFORMED.get((str(path[0]), str(path[1]))) if len(path) == 2 else None
