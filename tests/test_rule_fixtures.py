@@ -123,14 +123,14 @@ def test_good_fixture_is_silent(code: str, tmp_path: Path, monkeypatch: pytest.M
 def test_every_good_fixture_is_silent_when_all_fixtures_are_linted_together() -> None:
     """`waslint lint fixtures/rules` (a README example): its config makes each fixture file a cluster
     of its own, so no good.yaml says anything and every bad.yaml shows its rule (but the rules
-    that need --snapshot or --base, and WAS004, whose fixture is linted as a kustomization)."""
+    that need --snapshot or --base, and WAS005, whose fixture is linted as a kustomization)."""
     from conftest import run_cli
 
     result = run_cli("lint", "--format", "json", "fixtures/rules", cwd=RULES_DIR.parent.parent)
     findings = json.loads(result.stdout)["findings"]
     assert [f"{f['path']}:{f['line']} {f['code']}" for f in findings if f["path"].endswith("/good.yaml")] == []
     shown = {f["path"].split("/")[2] for f in findings if f["path"].endswith("/bad.yaml") and f["code"] in f["path"]}
-    assert sorted(set(CODES) - shown) == ["WAS004", "WAS603", "WAS604", "WAS606"]
+    assert sorted(set(CODES) - shown) == ["WAS005", "WAS603", "WAS604", "WAS606"]
 
 
 def test_every_fixture_folder_names_a_rule() -> None:

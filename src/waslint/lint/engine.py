@@ -197,7 +197,7 @@ def _lint_renders(
     contexts: list[Context],
 ) -> list[Finding]:
     """Each rendered root as its own cluster (roots in one config scope together), its findings
-    at their source lines, merged across roots; then the builds that failed (WAS004)."""
+    at their source lines, merged across roots; then the builds that failed (WAS005)."""
     from waslint.lint.gitops import merge_rendered
 
     groups: dict[str, list[RenderedRoot]] = {}

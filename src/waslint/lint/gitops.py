@@ -34,7 +34,7 @@ from waslint.sources.kustomize.origins import (
 )
 from waslint.sources.kustomize.render import Rendered, Renderer, find_renderer, render_roots, strip_origin
 
-BUILD_FAILED = "WAS004"
+BUILD_FAILED = "WAS005"
 CHART_FILE = "Chart.yaml"
 ROOTS_PER_BATCH = 32  # the fewest roots a --jobs worker renders (`python bench/overlays.py`)
 
@@ -52,7 +52,7 @@ class Layout:
     hidden: set[str] = field(default_factory=set)  # real paths never linted as whole objects
     charts: list[str] = field(default_factory=list)  # chart folders, as the run names them
     notes: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)  # builds that failed (WAS004)
+    findings: list[Finding] = field(default_factory=list)  # builds that failed (WAS005)
     roots_of: dict[str, set[str]] = field(default_factory=dict)  # real file -> labels of roots reading it
 
     def chart_of(self, path: str) -> str | None:

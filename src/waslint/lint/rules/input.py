@@ -75,7 +75,7 @@ metadata:
 
 @register
 class KustomizeBuildFailed(Rule):
-    code = "WAS004"
+    code = "WAS005"
     name = "kustomize-build-failed"
     severity = Severity.ERROR
     summary = "A kustomize build root does not build: kustomize's own error, at its kustomization."
