@@ -24,6 +24,8 @@ class Finding:
     doc: Document | None = field(default=None, repr=False, compare=False)
     # The config scope (cluster folder) the finding was linted in; None without scopes.
     scope: str | None = None
+    # The kustomize build roots whose render holds the object (lint/gitops.py); () for a file.
+    rendered_by: tuple[str, ...] = ()
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.code)

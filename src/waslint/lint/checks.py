@@ -23,6 +23,9 @@ from waslint.lint.suppress import SuppressionSet
 from waslint.objects.kobject import KObject
 
 PARSE_ERROR = "WAS001"
+# A hit true whatever its field's value renders to (a request without a limit): in a Helm template
+# it points at the key, and is reported even when the value is an action.
+STRUCTURAL = "structural"
 UNUSED_SUPPRESSION = "WAS000"
 
 
@@ -183,16 +186,25 @@ def to_finding(hit: Hit, options: LintOptions) -> Finding:
             hit.extra.get("doc"),
         )
     full = obj.full_path(hit.path)
-    span = obj.doc.locate(full, key=hit.point_at_key)
+    if hit.extra.get(STRUCTURAL) and obj.file.template is not None:
+        span = obj.doc.locate_key(full)  # a fact whatever the value renders to: point at the key
+    else:
+        span = obj.doc.locate(full, key=hit.point_at_key)
+    path, lines = obj.file.path, obj.file.lines
+    document: int | None = obj.doc.index
+    moved = obj.doc.moved(full, hit.point_at_key)
+    if moved is not None:  # a rendered object's field a patch or a kustomization wrote
+        written_in, document, span = moved
+        path, lines = written_in.path, written_in.lines
     if "substring" in hit.extra:
-        span = _narrow(span, obj.file.lines, hit.extra["substring"])
+        span = _narrow(span, lines, hit.extra["substring"])
     return Finding(
         rule.code,
         rule.name,
         severity,
         hit.message,
-        obj.file.path,
-        obj.doc.index,
+        path,
+        document,
         span,
         obj.object_id,
         fixable,

@@ -74,6 +74,37 @@ metadata:
 
 
 @register
+class KustomizeBuildFailed(Rule):
+    code = "WAS005"
+    name = "kustomize-build-failed"
+    severity = Severity.ERROR
+    summary = "A kustomize build root does not build: kustomize's own error, at its kustomization."
+    what = (
+        "Each kustomize build root of the run (a kustomization no other kustomization of the run"
+        " includes) is rendered by the real kustomize (`kustomize build`, else `kubectl kustomize`,"
+        " or `--kustomize-cmd`). A build that fails, or does not finish in 120 s, is reported at the"
+        " root's kustomization (at the entry kustomize's error names, when it names one), with"
+        " kustomize's error text; that root's files are then linted as they are. A root that names a"
+        " remote base is never built (a note says so: waslint never fetches)."
+    )
+    why = (
+        "Argo CD, Flux and `kubectl apply -k` refuse the overlay: nothing of it reaches the cluster,"
+        " and none of the findings about what it would render can be trusted until it builds."
+    )
+    example = """\
+# kustomization.yaml: the file it names was renamed
+resources:
+- pod.yaml
+- training-job.yaml
+"""
+    use_instead = """\
+# kustomization.yaml: every resource it names is there
+resources:
+- pod.yaml
+"""
+
+
+@register
 class SchemaViolation(Rule):
     code = "WAS002"
     name = "schema-violation"
@@ -126,7 +157,7 @@ spec:
             else:
                 return
             for issue in issues:
-                if not _explained_elsewhere(obj.data, issue.path):
+                if not _explained_elsewhere(obj.data, issue.path, ctx):
                     yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}{source}: {issue.message}")
             return
         if (obj.group, obj.kind) in JOB_KINDS:
@@ -150,7 +181,7 @@ spec:
             )
             return
         for issue in schema.validate_fragment(ctx.target, "JobSchedulingConfiguration", value, path):
-            if not _explained_elsewhere(obj.data, issue.path):
+            if not _explained_elsewhere(obj.data, issue.path, ctx):
                 yield self.hit(obj, issue.path, f"Job spec.scheduling: {issue.message}")
 
     def _pod_fields(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
@@ -177,11 +208,13 @@ spec:
                     yield self.hit(obj, issue.path, f"Pod spec.workloadRef: {issue.message}")
 
 
-def _explained_elsewhere(data: Any, path: Path) -> bool:
-    """Schema issues at legacy shapes that a WAS1xx rule reports with a precise message."""
+def _explained_elsewhere(data: Any, path: Path, ctx: Context) -> bool:
+    """Schema issues at legacy shapes that a WAS1xx rule reports with a precise message at this
+    target: WAS104 runs from 1.37 on (before, `podGroupTemplateRef` is the served shape and its
+    own schema issues are WAS002's), WAS103 at every target for a string disruptionMode."""
     for position, step in enumerate(path):
         if step == "podGroupTemplateRef":
-            return True
+            return ctx.target_at_least("beta-api")
         if step == "disruptionMode" and isinstance(dig(data, *path[: position + 1]), str):
             return True
     return False

@@ -15,11 +15,13 @@ from decimal import Decimal
 from typing import Any
 
 from waslint.core.model import Path, Severity
+from waslint.lint.checks import STRUCTURAL
 from waslint.lint.context import Context
 from waslint.lint.priority import is_kai_template, priority_classes
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.kobject import KObject, as_map, as_str, dig
 from waslint.objects.quantity import number, parse_quantity, show
+from waslint.objects.templated import from_action, may_be_written
 from waslint.objects.walks import POD_TEMPLATE_KINDS, PodTemplate, containers, pod_count, pod_templates
 
 KAI_QUEUE = ("scheduling.run.ai", "Queue")
@@ -236,9 +238,11 @@ spec:
                 requests = resources.get("requests")
                 if not isinstance(requests, dict):
                     continue
-                limits = as_map(resources.get("limits"))
                 label = as_str(container.get("name")) or f"{list_name}[{position}]"
                 base: Path = (*template.path, list_name, position, "resources")
+                if from_action(resources.get("limits")) or may_be_written(obj, base):
+                    continue  # a template action writes the limits: known once rendered
+                limits = as_map(resources.get("limits"))
                 for resource, request in requests.items():
                     if not isinstance(resource, str) or not is_extended_resource(resource):
                         continue
@@ -256,7 +260,7 @@ spec:
         limits: dict[str, Any],
     ) -> Iterator[Hit]:
         if limits.get(resource) is None:
-            yield self.hit(
+            missing = self.hit(
                 obj,
                 (*base, "requests", resource),
                 f'container "{label}" requests {resource}: {request} without a limit; the API'
@@ -264,6 +268,8 @@ spec:
                 f" resources.limits.{resource}: {request} (or only the limit: the request"
                 " defaults to it)",
             )
+            missing.extra[STRUCTURAL] = True  # whatever the request renders to
+            yield missing
             return
         limit = limits[resource]
         wanted, given = parse_quantity(request), parse_quantity(limit)

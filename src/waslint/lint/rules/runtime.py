@@ -1,12 +1,13 @@
 """WAS8xx: runtime hygiene, read from stored objects and their status (a live audit, or a
-`kubectl get -o yaml` dump of one), never from manifests: every rule needs a field only the API
-server writes (creationTimestamp, deletionTimestamp, status), so a manifest in git never fires.
+`kubectl get -o yaml` dump of one), never from manifests: every rule judges only objects the API
+server wrote (with a creationTimestamp or uid), so a manifest never fires, not even one that
+carries a `status` (a blog post's example).
 
 Thresholds (config `runtime:`): `orphan-after` and `stuck-deletion-after`, in seconds or with a
 unit (`90s`, `30m`, `2h`, `1d`); both default to one hour. A rule that needs the Pods (or the
 PodGroups) of the cluster stays silent when they were not read: in a live audit, when the list was
-refused or limited to other namespaces; in files, when the set holds no object of that kind
-(for Pods: no stored Pod, one with a creationTimestamp; Pod manifests say nothing of what runs).
+refused or limited to other namespaces; in files, when the set holds no stored object of that kind
+in the judged object's namespace (Pod manifests say nothing of what runs).
 """
 
 from __future__ import annotations
@@ -62,34 +63,44 @@ def stamp(moment: datetime.datetime) -> str:
     return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def stored(obj: KObject) -> bool:
+    """Whether the API server wrote the object (a live read, a `kubectl get -o yaml` dump): it has a
+    metadata.creationTimestamp or uid. A manifest (from git, or a blog post with a `status`) never has."""
+    metadata = obj.metadata
+    return metadata.get(STORED_WORD) is not None or metadata.get("uid") is not None
+
+
 def listed(ctx: Context, group: str, kind: str, namespace: str) -> bool:
-    """Whether the run read every object of that kind in that namespace (so absence means absent)."""
+    """Whether the run read every object of that kind in that namespace (so absence means absent):
+    in a live audit, the lists it was allowed; in files, stored objects of that kind in that
+    namespace (a manifest in git says nothing of what a cluster holds)."""
     live = ctx.runtime.listed_kinds
     if live is not None:
         scope = live.get((group, kind))
         return scope is not None and (scope == "*" or namespace in scope)
-    if (group, kind) == POD:  # a Pod manifest in git says nothing of the Pods a cluster runs
-        return bool(stored_pods(ctx))
-    return ctx.index.has_kind(group, kind)
+    if (group, kind) == POD:
+        return namespace in stored_namespaces(ctx)
+    return any(stored(obj) and obj.namespace == namespace for obj in ctx.index.of_kind(group, kind))
 
 
-def stored_pods(ctx: Context) -> list[KObject]:
-    """The Pods of the set that the API server wrote (a dump, a snapshot): they have a
-    metadata.creationTimestamp."""
+def stored_namespaces(ctx: Context) -> frozenset[str]:
+    """The namespaces of the set's Pods that the API server wrote (a dump, a snapshot)."""
 
-    def build(context: Context) -> list[KObject]:
+    def build(context: Context) -> frozenset[str]:
         pods = context.index.mentioning(STORED_WORD, kinds=[POD])
-        return [pod for pod in pods if pod.metadata.get(STORED_WORD) is not None]
+        return frozenset(pod.namespace for pod in pods if pod.metadata.get(STORED_WORD) is not None)
 
-    return ctx.derive("runtime-stored-pods", build)
+    return ctx.derive("runtime-stored-pod-namespaces", build)
 
 
 def members(ctx: Context, namespace: str, pod_group: str) -> list[KObject]:
+    """The stored Pods of `namespace` that name the PodGroup (in a live audit every Pod is stored)."""
+
     def build(context: Context) -> dict[tuple[str, str], list[KObject]]:
         found: dict[tuple[str, str], list[KObject]] = {}
         for pod in context.index.mentioning(MEMBER_WORD, kinds=[POD]):
             name = as_str(dig(pod.data, "spec", "schedulingGroup", "podGroupName"))
-            if name is not None:
+            if name is not None and stored(pod):
                 found.setdefault((pod.namespace, name), []).append(pod)
         return found
 
@@ -117,7 +128,8 @@ class OrphanPodGroup(Rule):
         "For every stored `scheduling.k8s.io` PodGroup (it has a `metadata.creationTimestamp`) that is not"
         " being deleted: fires when it has no `metadata.ownerReferences`, no Pod of its namespace names it in"
         " `spec.schedulingGroup.podGroupName`, and it is older than `runtime: orphan-after` (default 1h)."
-        " Silent when the Pods of that namespace were not read (in files: the set holds no stored Pod)."
+        " Silent when the Pods of that namespace were not read (in files: the set holds no stored Pod of that"
+        " namespace)."
     )
     why = (
         "Nothing will ever schedule into it or garbage-collect it: the Job or operator that made it is gone,"
@@ -231,7 +243,7 @@ status:
             name = as_str(entry.get("name"))
             if name is None or not listed(ctx, *PODGROUP, obj.namespace):
                 continue
-            if ctx.index.get(*PODGROUP, obj.namespace, name) is None:
+            if not any(stored(group) for group in ctx.index.get_all(*PODGROUP, obj.namespace, name)):
                 yield self.hit(
                     obj,
                     ("status", "reservedFor", position, "name"),
@@ -260,7 +272,8 @@ class DegradedGang(Rule):
         "For every stored PodGroup whose scheduling condition (`PodGroupInitiallyScheduled`, 1.36"
         " `PodGroupScheduled`) is `True` and whose policy is `gang`: fires when fewer of the Pods that name it"
         " in `spec.schedulingGroup.podGroupName` are `Running` than `gang.minCount`. Silent when the Pods of"
-        " that namespace were not read (in files: the set holds no stored Pod)."
+        " that namespace were not read (in files: the set holds no stored Pod of that namespace). Manifests are"
+        " never judged, even with a `status`: only stored objects (with a creationTimestamp or uid)."
     )
     why = (
         "Gang scheduling guarantees all-or-nothing at admission only. `PodGroupInitiallyScheduled` stays True"
@@ -308,6 +321,8 @@ status:
     kinds = frozenset({PODGROUP})
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
+        if not stored(obj):
+            return
         found = scheduling_condition(obj)
         min_count = as_int(dig(obj.data, "spec", "schedulingPolicy", "gang", "minCount"))
         if found is None or found[1].get("status") != "True" or min_count is None or obj.name is None:
@@ -367,7 +382,7 @@ spec:
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         deleting = parse_time(obj.metadata.get("deletionTimestamp"))
-        if deleting is None:
+        if deleting is None or not stored(obj):
             return
         age = (now(ctx) - deleting).total_seconds()
         if age < threshold(ctx, "stuck-deletion-after"):
@@ -428,7 +443,12 @@ status:
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         found = scheduling_condition(obj)
-        if found is None or found[1].get("status") != "False" or found[1].get("reason") != "Unschedulable":
+        if (
+            not stored(obj)
+            or found is None
+            or found[1].get("status") != "False"
+            or found[1].get("reason") != "Unschedulable"
+        ):
             return
         position, condition = found
         said = as_str(condition.get("message"))
