@@ -109,6 +109,36 @@ def test_a_json_stream_reports_its_broken_value_and_keeps_the_ones_before() -> N
     assert [(p.line, p.document) for p in broken.problems] == [(3, 1)] and len(broken.documents) == 1
 
 
+@pytest.mark.parametrize("path", ["s.json", "-"])
+def test_every_value_of_a_json_stream_goes_through_the_bounded_reader(path: str) -> None:
+    """The depth and number bounds of io/reading.loads_json hold for each value of a stream: the
+    values before the one past a bound are documents, that one is WAS001 where it passes it, and
+    nothing after it is parsed (nor raises)."""
+    first = JSON_PODGROUP % "a" + "\n"
+    deep = '{"kind": "Pod", "spec": ' + "[" * 250 + "]" * 250 + "}\n"
+    source = parse_bytes(path, (first + deep + JSON_PODGROUP % "c").encode())
+    assert [doc.data["metadata"]["name"] for doc in source.documents] == ["a"]
+    column = deep.index("[") + 200  # the 200th `[` is the 201st level, the object being the first
+    assert [(p.message, p.line, p.column, p.document) for p in source.problems] == [
+        ("nesting deeper than 200 levels", 2, column, 1)
+    ]
+    digits = "7" * 5000
+    long_number = '{"kind": "Pod", "n": ' + digits + "}\n"
+    source = parse_bytes(path, (first + long_number).encode())
+    assert len(source.documents) == 1
+    assert [(p.message, p.line, p.column, p.document) for p in source.problems] == [
+        ("a number of more than 4,300 digits", 2, long_number.index(digits) + 1, 1)
+    ]
+    # a duplicate key in an inner object, a long number after it: located, never an internal error
+    twice = '{"metadata": {"name": "x", "name": "y"}, "n": ' + digits + "}\n"
+    source = parse_bytes(path, (first + twice).encode())
+    assert [(p.message, p.line, p.column) for p in source.problems] == [
+        ("duplicate key 'name' in one JSON object", 2, twice.rindex('"name"') + 1)
+    ]
+    found = [(f.code, f.span.line) for f in lint_text(first + deep, path="s.json") if f.code == "WAS001"]
+    assert found == [("WAS001", 2)]
+
+
 @pytest.mark.parametrize(
     ("raw", "fragment", "line"),
     [
