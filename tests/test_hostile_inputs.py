@@ -235,6 +235,29 @@ def test_scope_patterns_that_name_no_folder_are_usage_errors(tmp_path: Path, pat
     assert "key 'scopes': scope" in line
 
 
+@pytest.mark.parametrize("pattern", ["*/*.yaml", "./*/*.yaml", "ex/b.yaml", "ex/*.yaml/"])
+def test_a_file_glob_is_a_scope_each_file_it_matches_its_own_cluster(tmp_path: Path, pattern: str) -> None:
+    """A glob matching files (fixtures/rules/.waslint.yaml: `*/*.yaml`) is no usage error: each file
+    it matches is a cluster of its own, so the Pod's PriorityClass in the other file is unknown."""
+    (tmp_path / "ex").mkdir()
+    (tmp_path / "ex" / "a.yaml").write_text(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 10\n"
+    )
+    (tmp_path / "ex" / "b.yaml").write_text(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 1\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+        "spec: {priorityClassName: high, containers: [{name: c, image: busybox}]}\n"
+    )
+    together = in_process("lint", "--format", "json", ".", cwd=tmp_path)
+    assert together.returncode == 0 and json.loads(together.stdout)["findings"] == []
+    (tmp_path / ".waslint.yaml").write_text(f"scopes: [{json.dumps(pattern)}]\n")
+    apart = in_process("lint", "--format", "json", ".", cwd=tmp_path)
+    assert apart.returncode == 0, apart.stderr  # WAS405 is a warning
+    findings = json.loads(apart.stdout)["findings"]
+    assert [(f["path"], f["code"]) for f in findings] == [("ex/b.yaml", "WAS405")]
+    assert "scope" not in findings[0]  # a file scope names no scope
+
+
 def test_jobs_is_capped_at_a_multiple_of_the_cores(tmp_path: Path) -> None:
     from waslint.core.parallel import JOBS_PER_CORE, default_jobs
 
