@@ -243,6 +243,12 @@ def test_options_carry_the_renderer_command() -> None:
     assert LintOptions(kustomize_cmd="kustomize build --enable-helm").kustomize_cmd == "kustomize build --enable-helm"
     result = run_cli("lint", "--kustomize-cmd", "no-such-renderer-anywhere build", str(GITOPS))
     assert result.returncode == 2 and "--kustomize-cmd" in result.stderr
+    empty = run_cli("lint", "--kustomize-cmd", " ", str(GITOPS))  # as `kustomize-cmd: ""` in the config
+    assert empty.returncode == 2
+    assert (
+        empty.stderr
+        == "waslint: error: --kustomize-cmd: expected a command line, e.g. 'kustomize build --enable-helm'\n"
+    )
 
 
 def test_the_gitops_page_shows_the_example_run() -> None:

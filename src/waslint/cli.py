@@ -286,7 +286,7 @@ def lint(a: Namespace) -> int:
             _use_live_schemas(options, *live)
         options.jobs = _jobs(a.jobs)
         if a.kustomize_cmd is not None:
-            options.kustomize_cmd = a.kustomize_cmd
+            options.kustomize_cmd = _kustomize_cmd(a.kustomize_cmd)
         try:
             result, path_errors = lint_paths(
                 group, options, settings, context=a.lookup or (), changed_since=a.changed_since
@@ -329,6 +329,13 @@ def merge_results(results: list[LintResult]) -> LintResult:
     if any(r.reported is not None for r in results):
         merged.reported = [source for r in results for source in r.reported_files]
     return merged
+
+
+def _kustomize_cmd(command: str) -> str:
+    """`--kustomize-cmd`, checked as the config's `kustomize-cmd` is: an empty one is a usage error."""
+    if not command.strip():
+        fail("--kustomize-cmd: expected a command line, e.g. 'kustomize build --enable-helm'")
+    return command
 
 
 def _jobs(jobs: int | None) -> int:
