@@ -29,6 +29,7 @@ from pathlib import Path
 import yaml
 
 PLACEHOLDER = "\ue000"
+CHART_FILE = "Chart.yaml"  # a folder holding it is a Helm chart (lint/gitops.py: each chart a scope)
 # An action may span lines (Go allows newlines inside actions), but never holds another `{{`.
 _ACTION = re.compile(r"\{\{(?:(?!\{\{).)*?\}\}", re.DOTALL)
 _RUN = re.compile(PLACEHOLDER + "+")
@@ -351,7 +352,7 @@ def in_chart_templates(path: str) -> bool:
     location = Path(path)
     if "templates" not in location.parts[:-1]:
         return False
-    return any(folder.name == "templates" and (folder.parent / "Chart.yaml").is_file() for folder in location.parents)
+    return any(folder.name == "templates" and (folder.parent / CHART_FILE).is_file() for folder in location.parents)
 
 
 def _action_outside_comments(text: str) -> bool:

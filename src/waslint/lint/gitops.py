@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from waslint.core.model import Span
 from waslint.core.parallel import fork_map, split_evenly
 from waslint.findings import Finding
+from waslint.io.helm import CHART_FILE
 from waslint.io.loader import Document, SourceFile, parse_bytes, parse_text, read_source
 from waslint.lint.options import LintOptions
 from waslint.lint.registry import get_rule
@@ -35,7 +36,6 @@ from waslint.sources.kustomize.origins import (
 from waslint.sources.kustomize.render import Rendered, Renderer, find_renderer, render_roots, strip_origin
 
 BUILD_FAILED = "WAS005"
-CHART_FILE = "Chart.yaml"
 ROOTS_PER_BATCH = 32  # the fewest roots a --jobs worker renders (`python bench/overlays.py`)
 
 
