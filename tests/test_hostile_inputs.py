@@ -293,6 +293,25 @@ def test_a_jobs_worker_killed_by_a_signal_is_one_line_exit_2(tmp_path: Path, mon
     assert "a --jobs worker was killed by SIGKILL" in line
 
 
+def _wait_until_it_catches_sigterm(pid: int, timeout: float = 30.0) -> None:
+    """Until the child's handler is installed (python -m waslint installs it first thing): a SIGTERM
+    before that, while the interpreter itself starts (0.4 s and more on a loaded machine), takes
+    the default action, which no Python code can change. Where /proc is absent, a fixed 0.4 s."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        time.sleep(0.4)
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            caught = next(line for line in status.read_text().splitlines() if line.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            return  # it has exited
+        if int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)):
+            return
+        time.sleep(0.005)
+
+
 def test_fix_interrupted_by_sigterm_leaves_no_temporary_file(tmp_path: Path) -> None:
     old = (FIXTURES / "rules" / "WAS101" / "bad.yaml").read_text()
     tree = tmp_path / "tree"
@@ -308,7 +327,8 @@ def test_fix_interrupted_by_sigterm_leaves_no_temporary_file(tmp_path: Path) -> 
             stderr=subprocess.PIPE,
             env=env,
         )
-        time.sleep(0.4 + 0.15 * attempt)  # from start-up into the writes
+        _wait_until_it_catches_sigterm(child.pid)
+        time.sleep(0.15 * attempt)  # from start-up into the writes
         child.send_signal(signal.SIGTERM)
         _, stderr = child.communicate(timeout=120)
         assert child.returncode in (0, 1, 128 + signal.SIGTERM), (child.returncode, stderr)
