@@ -17,17 +17,32 @@ DUPLICATE_KEY_FILES = {
 }
 
 
+# Kustomize roots of the corpus that kustomize cannot build there (WAS005): the corpus holds part of
+# each repository, and these name files it does not hold (microservices-demo's
+# components/google-cloud-operations/otel-collector.yaml), or are an Argo CD plugin's input
+# (argocd-example-apps plugins/kustomized-helm: `all.yaml` is what the plugin's helm step writes,
+# and its `patches` entry is a string kustomize refuses).
+BUILDS_FAILING_IN_THE_CORPUS = {
+    "argocd-example-apps/plugins/kustomized-helm/kustomization.yaml",
+    "microservices-demo/kustomize/tests/memorystore-with-all-components/kustomization.yaml",
+    "microservices-demo/kustomize/tests/service-mesh-istio-with-all-components/kustomization.yaml",
+    "microservices-demo/kustomize/tests/spanner-with-all-components/kustomization.yaml",
+}
+
+
 @needs_corpus
 def test_ordinary_manifests_have_no_findings_but_true_parse_errors() -> None:
     root = CORPUS / "general"
     result = lint_path(root)
     assert result.internal_errors == []
     assert len(result.files) >= 1000
-    unexpected = [(f.path, f.code, f.message) for f in result.findings if f.code != "WAS001"]
+    unexpected = [(f.path, f.code, f.message) for f in result.findings if f.code not in ("WAS001", "WAS005")]
     assert unexpected == []
-    parse_errors = {str(f.path).removeprefix(str(root) + "/") for f in result.findings}
+    failed_builds = {str(f.path).removeprefix(str(root) + "/") for f in result.findings if f.code == "WAS005"}
+    assert failed_builds == BUILDS_FAILING_IN_THE_CORPUS
+    parse_errors = {str(f.path).removeprefix(str(root) + "/") for f in result.findings if f.code == "WAS001"}
     assert parse_errors == DUPLICATE_KEY_FILES
-    assert all("duplicate key" in f.message for f in result.findings)
+    assert all("duplicate key" in f.message for f in result.findings if f.code == "WAS001")
 
 
 @needs_corpus

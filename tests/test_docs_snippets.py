@@ -9,7 +9,8 @@ with this checkout's `waslint` first on PATH.
 Two HTML comments just above a block prepare it:
 
 - `<!-- setup: STEP; STEP -->`, each STEP one of `mkdir DIR...`, `copy DEST SOURCE` (SOURCE from
-  the checkout), `link PATH TARGET` (a symbolic link), `fifo PATH`;
+  the checkout), `link PATH TARGET` (a symbolic link), `fifo PATH`, `needs CMD|CMD...` (the block
+  skips, saying why, unless one of the commands is on PATH: the kustomize renderer);
 - `<!-- demo: ARGS -->`: `python scripts/demo_cluster.py ARGS` runs while the block does, its
   kubeconfig at `./demo-kubeconfig`. A block that names `demo-kubeconfig` without this comment gets
   the default demo (a 1.36 cluster), as the README's audit demo does.
@@ -138,10 +139,14 @@ def test_the_excerpt_matcher() -> None:
     assert not matches(["b", "[... cut ...]"], ["a", "b"])
 
 
-def _prepare(folder: Path, steps: list[str]) -> None:
+def _prepare(folder: Path, steps: list[str], path: str) -> None:
     for step in steps:
         verb, *words = step.split()
-        if verb == "mkdir":
+        if verb == "needs":
+            wanted = words[0].split("|")
+            if not any(shutil.which(command, path=path) for command in wanted):
+                pytest.skip(f"none of {', '.join(wanted)} on PATH")
+        elif verb == "mkdir":
             for name in words:
                 (folder / name).mkdir(parents=True, exist_ok=True)
         elif verb == "copy":
@@ -193,7 +198,7 @@ def _start_demo(folder: Path, args: str, env: dict[str, str]) -> Iterator[None]:
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.name)
 def test_the_snippet_runs_as_written(snippet: Snippet, scratch: Path) -> None:
     env = _environment()
-    _prepare(scratch, snippet.setup)
+    _prepare(scratch, snippet.setup, env["PATH"])
     demo = _start_demo(scratch, snippet.demo, env) if snippet.demo is not None else iter([None])
     next(demo)
     try:

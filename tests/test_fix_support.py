@@ -23,8 +23,16 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8-sig")
 
 
+def readable(text: str) -> str:
+    """A Helm template as YAML: its actions masked (same offsets, see io/helm.py)."""
+    from waslint.io.helm import mask_template
+
+    masked = mask_template(text) if "{{" in text else None
+    return masked.text if masked is not None else text
+
+
 def documents(data: bytes) -> list[Any]:
-    text = decode(data)
+    text = readable(decode(data))
     if text.lstrip().startswith(("{", "[")):
         return [json.loads(text)]
     return [doc for doc in yaml.load_all(text, Loader=yaml.CSafeLoader) if doc is not None]
@@ -119,7 +127,7 @@ def _lines_at(root: yaml.Node, path: Path) -> set[int]:
 
 def node_lines_of_changes(before: bytes, after: bytes) -> set[int]:
     """1-based input lines of the nodes whose value differs between input and output."""
-    text = decode(before)
+    text = readable(decode(before))
     roots = [n for n in yaml.compose_all(text, Loader=yaml.CSafeLoader) if n is not None]
     old_docs = [yaml.load(yaml.serialize(n), Loader=yaml.CSafeLoader) for n in roots]
     new_docs = documents(after)

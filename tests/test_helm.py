@@ -152,3 +152,94 @@ def test_regression_a_comment_action_in_a_pods_workload_ref_does_not_stop_its_un
     assert "# {{x}}" in body and "workloadRef:\n    name" not in body
     assert "schedulingGroup:" in body
     assert [f.code for f in lint_texts({"m.yaml": body}).findings] == []
+
+
+def _read(text: str):  # type: ignore[no-untyped-def]
+    source = parse_bytes("templates/t.yaml", text.encode())
+    assert source.template is not None
+    return source
+
+
+def test_branches_of_one_if_else_writing_the_same_key_are_not_duplicates() -> None:
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
+        "  {{- if .Values.secure }}\n  securityContext:\n    runAsNonRoot: true\n"
+        "  {{- else if .Values.root }}\n  securityContext:\n    runAsUser: 0\n"
+        "  {{- else }}\n  securityContext: {}\n  {{- end }}\n  containers: []\n"
+    )
+    source = _read(text)
+    assert source.problems == []
+    assert source.documents[0].data["spec"]["securityContext"] == {"runAsNonRoot": True}  # the first branch
+    # A key written inside an `if` and again after it is a duplicate only when the `if` renders:
+    # not a certain one, so not a parse error. Two keys always rendered together are.
+    inside = text.replace("  securityContext: {}\n", "  securityContext: {}\n  containers: [a]\n")
+    assert _read(inside).problems == []
+    twice = text + "  containers: [b]\n"
+    problems = _read(twice).problems
+    assert [(p.line, "duplicate key 'containers'" in p.message) for p in problems] == [(16, True)]
+
+
+def test_a_key_named_by_an_action_is_never_a_duplicate() -> None:
+    source = _read("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  {{ .a }}: x\n  {{ .b }}: y\n")
+    assert source.problems == [] and len(source.documents) == 1
+
+
+def test_a_block_scalar_whose_first_content_line_is_an_action() -> None:
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  config.yaml: |\n"
+        "    {{- if .Values.x }}\n    a: 1\n    {{- end }}\n  other.yaml: |\n  {{- if .Values.y }}\n    b: 2\n"
+        "  {{- end }}\n  last: z\n"
+    )
+    source = _read(text)
+    assert source.problems == []
+    data = source.documents[0].data["data"]
+    assert data["last"] == "z" and "a: 1" in data["config.yaml"] and "b: 2" in data["other.yaml"]
+
+
+def test_actions_side_by_side_on_a_line_read_as_blank() -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n{{ if .Values.a -}} {{ if .Values.b -}}\ndata:\n  k: v\n{{ end -}} {{ end -}}\n"
+    source = _read(text)
+    assert source.problems == [] and source.documents[0].data["data"] == {"k": "v"}
+
+
+def test_an_action_glued_to_a_keys_colon_is_its_value() -> None:
+    text = 'apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: c\nspec:\n  issuerRef:{{ include "issuer" . | nindent 4 }}\n  secretName: s\n'
+    source = _read(text)
+    assert source.problems == []
+    spec = source.documents[0].data["spec"]
+    assert spec["secretName"] == "s" and PLACEHOLDER in spec["issuerRef"]
+
+
+def test_a_define_body_is_not_read_where_it_stands() -> None:
+    text = '{{- define "x" }}\nnot: [yaml\n{{- end }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n'
+    source = _read(text)
+    assert source.problems == [] and source.documents[0].data["kind"] == "ConfigMap"
+
+
+def test_parse_error_is_located_and_worded_from_the_masked_view() -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\n{{- if .Values.x }}\nmetadata:\n  name: c\n  name: d\n{{- end }}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n"
+    source = parse_bytes("templates/t.yaml", text.encode())
+    assert [(p.line, p.column) for p in source.problems] == [(6, 3)]
+    message = source.problems[0].message
+    assert "duplicate key 'name'" in message and "inside `{{- if .Values.x }}` (line 3)" in message
+    assert "helm template" in message
+    assert [doc.data["kind"] for doc in source.documents] == ["Secret"]  # the other document is still read
+
+
+def test_a_gpu_request_whose_value_is_an_action_still_needs_a_limit(tmp_path: Path) -> None:
+    job = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: main\n        resources:\n          requests:\n"
+        "            nvidia.com/gpu: {{ .Values.gpus }}\n"
+    )
+    chart = tmp_path / "chart" / "templates"
+    chart.mkdir(parents=True)
+    (chart / "job.yaml").write_text(job)
+    (chart / "limits-by-include.yaml").write_text(job + '          {{- include "limits" . | nindent 10 }}\n')
+    (chart / "limits-templated.yaml").write_text(job + "          limits: {{- toYaml .Values.limits | nindent 12 }}\n")
+    found = [
+        (Path(f.path).name, f.code, f.span.line, f.span.column, f.span.end_column) for f in lint_path(chart).findings
+    ]
+    assert found == [("job.yaml", "WAS502", 12, 13, 27)]
+    message = next(f.message for f in lint_path(chart / "job.yaml").findings)
+    assert "requests nvidia.com/gpu: {{…}} without a limit" in message

@@ -235,6 +235,29 @@ def test_scope_patterns_that_name_no_folder_are_usage_errors(tmp_path: Path, pat
     assert "key 'scopes': scope" in line
 
 
+@pytest.mark.parametrize("pattern", ["*/*.yaml", "./*/*.yaml", "ex/b.yaml", "ex/*.yaml/"])
+def test_a_file_glob_is_a_scope_each_file_it_matches_its_own_cluster(tmp_path: Path, pattern: str) -> None:
+    """A glob matching files (fixtures/rules/.waslint.yaml: `*/*.yaml`) is no usage error: each file
+    it matches is a cluster of its own, so the Pod's PriorityClass in the other file is unknown."""
+    (tmp_path / "ex").mkdir()
+    (tmp_path / "ex" / "a.yaml").write_text(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 10\n"
+    )
+    (tmp_path / "ex" / "b.yaml").write_text(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 1\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+        "spec: {priorityClassName: high, containers: [{name: c, image: busybox}]}\n"
+    )
+    together = in_process("lint", "--format", "json", ".", cwd=tmp_path)
+    assert together.returncode == 0 and json.loads(together.stdout)["findings"] == []
+    (tmp_path / ".waslint.yaml").write_text(f"scopes: [{json.dumps(pattern)}]\n")
+    apart = in_process("lint", "--format", "json", ".", cwd=tmp_path)
+    assert apart.returncode == 0, apart.stderr  # WAS405 is a warning
+    findings = json.loads(apart.stdout)["findings"]
+    assert [(f["path"], f["code"]) for f in findings] == [("ex/b.yaml", "WAS405")]
+    assert "scope" not in findings[0]  # a file scope names no scope
+
+
 def test_jobs_is_capped_at_a_multiple_of_the_cores(tmp_path: Path) -> None:
     from waslint.core.parallel import JOBS_PER_CORE, default_jobs
 
@@ -270,6 +293,25 @@ def test_a_jobs_worker_killed_by_a_signal_is_one_line_exit_2(tmp_path: Path, mon
     assert "a --jobs worker was killed by SIGKILL" in line
 
 
+def _wait_until_it_catches_sigterm(pid: int, timeout: float = 30.0) -> None:
+    """Until the child's handler is installed (python -m waslint installs it first thing): a SIGTERM
+    before that, while the interpreter itself starts (0.4 s and more on a loaded machine), takes
+    the default action, which no Python code can change. Where /proc is absent, a fixed 0.4 s."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        time.sleep(0.4)
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            caught = next(line for line in status.read_text().splitlines() if line.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            return  # it has exited
+        if int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)):
+            return
+        time.sleep(0.005)
+
+
 def test_fix_interrupted_by_sigterm_leaves_no_temporary_file(tmp_path: Path) -> None:
     old = (FIXTURES / "rules" / "WAS101" / "bad.yaml").read_text()
     tree = tmp_path / "tree"
@@ -285,7 +327,8 @@ def test_fix_interrupted_by_sigterm_leaves_no_temporary_file(tmp_path: Path) -> 
             stderr=subprocess.PIPE,
             env=env,
         )
-        time.sleep(0.4 + 0.15 * attempt)  # from start-up into the writes
+        _wait_until_it_catches_sigterm(child.pid)
+        time.sleep(0.15 * attempt)  # from start-up into the writes
         child.send_signal(signal.SIGTERM)
         _, stderr = child.communicate(timeout=120)
         assert child.returncode in (0, 1, 128 + signal.SIGTERM), (child.returncode, stderr)

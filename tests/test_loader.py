@@ -83,6 +83,62 @@ def test_json_positions_are_computed_on_demand() -> None:
     assert (finding.span.line, finding.span.column) == (7, 5)
 
 
+JSON_PODGROUP = '{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "%s"}, "spec": {"schedulingPolicy": {"basic": {}}, "disruptionMode": "Pod"}}'
+
+
+@pytest.mark.parametrize("path", ["stream.json", "-"])
+def test_a_json_stream_is_several_documents_each_located(path: str) -> None:
+    """Objects back to back on one line, then one per line, as kubectl reads them."""
+    text = JSON_PODGROUP % "a" + JSON_PODGROUP % "b" + "\n\n" + JSON_PODGROUP % "c" + "\n"
+    source = parse_bytes(path, text.encode())
+    assert not source.problems
+    assert [doc.data["metadata"]["name"] for doc in source.documents] == ["a", "b", "c"]
+    found = [(f.document, f.span.line, f.span.column) for f in lint_text(text, path=path) if f.code == "WAS103"]
+    second = len(JSON_PODGROUP % "a") + (JSON_PODGROUP % "b").index('"disruptionMode"') + 1
+    assert found == [(0, 1, (JSON_PODGROUP % "a").index('"disruptionMode"') + 1), (1, 1, second), (2, 3, found[0][2])]
+    assert text.splitlines()[0][second - 1 :].startswith('"disruptionMode"')
+
+
+def test_a_json_stream_reports_its_broken_value_and_keeps_the_ones_before() -> None:
+    source = parse_bytes("s.json", (JSON_PODGROUP % "a" + '\n{"kind": "Pod",\n "kind": "Job"}\n{"a": \n').encode())
+    assert [doc.index for doc in source.documents] == [0]
+    assert [(p.message, p.line, p.column, p.document) for p in source.problems] == [
+        ("duplicate key 'kind' in one JSON object", 3, 2, 1)
+    ]
+    broken = parse_bytes("s.json", (JSON_PODGROUP % "a" + '\n{"a": 1\n').encode())
+    assert [(p.line, p.document) for p in broken.problems] == [(3, 1)] and len(broken.documents) == 1
+
+
+@pytest.mark.parametrize("path", ["s.json", "-"])
+def test_every_value_of_a_json_stream_goes_through_the_bounded_reader(path: str) -> None:
+    """The depth and number bounds of io/reading.loads_json hold for each value of a stream: the
+    values before the one past a bound are documents, that one is WAS001 where it passes it, and
+    nothing after it is parsed (nor raises)."""
+    first = JSON_PODGROUP % "a" + "\n"
+    deep = '{"kind": "Pod", "spec": ' + "[" * 250 + "]" * 250 + "}\n"
+    source = parse_bytes(path, (first + deep + JSON_PODGROUP % "c").encode())
+    assert [doc.data["metadata"]["name"] for doc in source.documents] == ["a"]
+    column = deep.index("[") + 200  # the 200th `[` is the 201st level, the object being the first
+    assert [(p.message, p.line, p.column, p.document) for p in source.problems] == [
+        ("nesting deeper than 200 levels", 2, column, 1)
+    ]
+    digits = "7" * 5000
+    long_number = '{"kind": "Pod", "n": ' + digits + "}\n"
+    source = parse_bytes(path, (first + long_number).encode())
+    assert len(source.documents) == 1
+    assert [(p.message, p.line, p.column, p.document) for p in source.problems] == [
+        ("a number of more than 4,300 digits", 2, long_number.index(digits) + 1, 1)
+    ]
+    # a duplicate key in an inner object, a long number after it: located, never an internal error
+    twice = '{"metadata": {"name": "x", "name": "y"}, "n": ' + digits + "}\n"
+    source = parse_bytes(path, (first + twice).encode())
+    assert [(p.message, p.line, p.column) for p in source.problems] == [
+        ("duplicate key 'name' in one JSON object", 2, twice.rindex('"name"') + 1)
+    ]
+    found = [(f.code, f.span.line) for f in lint_text(first + deep, path="s.json") if f.code == "WAS001"]
+    assert found == [("WAS001", 2)]
+
+
 @pytest.mark.parametrize(
     ("raw", "fragment", "line"),
     [
@@ -152,12 +208,16 @@ def test_empty_documents_and_non_objects_are_skipped() -> None:
 
 
 def test_helm_template_that_cannot_be_masked_gets_a_clear_message() -> None:
-    text = (
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  a: [{{ .Values.x }}\n"
+    finding = _only(lint_text(text), "WAS001")
+    assert "Helm/Go template" in finding.message
+    assert "after `{{ .Values.x }}` (line 6)" in finding.message  # located and worded from the masked view
+    # The branches of an if/else writing one key are alternatives, not a duplicate key.
+    branches = (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
         "  {{- if .Values.a }}\n  labels: {a: b}\n  {{- else }}\n  labels: {c: d}\n  {{- end }}\n"
     )
-    finding = _only(lint_text(text), "WAS001")
-    assert "Helm/Go template" in finding.message
+    assert lint_text(branches) == []
 
 
 def test_helm_template_that_masks_into_yaml_is_linted() -> None:
@@ -251,3 +311,16 @@ def test_documents_composed_alone_match_the_whole_file(text: str) -> None:
     assert source.documents
     for doc in source.documents:
         assert _marks(doc.node) == _marks(source.document_node(doc.index)), doc.index
+
+
+def test_fix_rewrites_every_value_of_a_json_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from waslint.fix.run import FixOptions, fix_paths
+
+    old = JSON_PODGROUP.replace("v1beta1", "v1alpha2").replace(', "disruptionMode": "Pod"', "")
+    path = tmp_path / "stream.json"
+    path.write_text(old % "a" + old % "b" + "\n" + old % "c" + "\n")
+    result, errors = fix_paths([str(path)], FixOptions())
+    assert not errors and result.internal_errors == []
+    fixed = parse_bytes("stream.json", result.changed[0].encoded())
+    assert [doc.data["apiVersion"] for doc in fixed.documents] == ["scheduling.k8s.io/v1beta1"] * 3
+    assert not fixed.problems

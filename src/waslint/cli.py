@@ -223,6 +223,7 @@ def emit_report(
         width=terminal_columns(),
         root=source_root() if fmt in ("sarif", "github") else None,
         skipped=result.skipped,
+        notes=result.notes,
         baselined=baselined,
         **(_audit_report_fields(audit) if audit is not None else {}),
     )
@@ -243,6 +244,8 @@ def emit_report(
     if fmt not in ("text", "json"):
         for entry in result.skipped:
             say(f"waslint: skipped {entry}")
+    for note in result.notes:
+        say(f"waslint: note: {note}")
 
 
 def _audit_report_fields(audit: AuditResult) -> dict[str, Any]:
@@ -271,7 +274,7 @@ def write_output(text: str, output: str | None) -> None:
 
 
 def lint(a: Namespace) -> int:
-    """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json) or '-' for stdin."""
+    """Lint manifests: files, folders (recursively *.yaml, *.yml, *.json, kustomizations) or '-' for stdin."""
     from waslint.lint.engine import RunError, lint_paths
 
     display = Display(a.format, a.output, a.statistics, a.quiet, a.show_level, a.show_fixes).checked()
@@ -286,6 +289,8 @@ def lint(a: Namespace) -> int:
         if live is not None:
             _use_live_schemas(options, *live)
         options.jobs = _jobs(a.jobs)
+        if a.kustomize_cmd is not None:
+            options.kustomize_cmd = _kustomize_cmd(a.kustomize_cmd)
         try:
             result, path_errors = lint_paths(
                 group, options, settings, context=a.lookup or (), changed_since=a.changed_since
@@ -324,9 +329,17 @@ def merge_results(results: list[LintResult]) -> LintResult:
     files = [source for r in results for source in r.files]
     merged = LintResult(findings, files, [message for r in results for message in r.internal_errors])
     merged.skipped = [entry for r in results for entry in r.skipped]
+    merged.notes = list(dict.fromkeys(note for r in results for note in r.notes))
     if any(r.reported is not None for r in results):
         merged.reported = [source for r in results for source in r.reported_files]
     return merged
+
+
+def _kustomize_cmd(command: str) -> str:
+    """`--kustomize-cmd`, checked as the config's `kustomize-cmd` is: an empty one is a usage error."""
+    if not command.strip():
+        fail("--kustomize-cmd: expected a command line, e.g. 'kustomize build --enable-helm'")
+    return command
 
 
 def _jobs(jobs: int | None) -> int:
@@ -784,6 +797,12 @@ def _lint_parser(prog: str) -> Parser:
         metavar="N",
         kind=whole_number(),
         help="Worker processes (default: the cores; capped at 4 per core); output identical to one.",
+    )
+    parser.value(
+        "--kustomize-cmd",
+        metavar="CMD",
+        help="Command that renders a kustomize build root, given its folder (default: `kustomize build`, else"
+        " `kubectl kustomize`), e.g. 'kustomize build --enable-helm'.",
     )
     return parser.finish()
 

@@ -29,6 +29,8 @@ class Finding:
     scope: str | None = None
     # Why `fix` would decline its rule's fix for this finding (then not fixable); None otherwise.
     declined: str | None = None
+    # The kustomize build roots whose render holds the object (lint/gitops.py); () for a file.
+    rendered_by: tuple[str, ...] = ()
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.code)

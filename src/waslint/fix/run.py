@@ -138,8 +138,8 @@ def state_of(path: str, raw: bytes) -> FileState:
 
 
 def _refusal(source: SourceFile) -> str | None:
-    if source.template is None and is_template(source.path, source.text):
-        return TEMPLATE_NOTE  # a template that cannot be read at its source positions
+    if (source.template is None or source.problems) and is_template(source.path, source.text):
+        return TEMPLATE_NOTE  # a template that cannot be read (whole) at its source positions
     line_breaks = line_break_problem(source.text)
     if line_breaks is not None:
         return line_breaks
@@ -461,7 +461,7 @@ def _doc_text(state: FileState, position: int, cache: dict[tuple[str, int], DocT
         # A template is edited through its masked text (same offsets): control lines read blank.
         text = source.template.text if source.template is not None else source.text
         shared = shared_nodes(root) if "&" in text and "*" in text else set()
-        cache[key] = DocText(text, root, doc.node is None, eol_of(text), indent_step(root), shared)
+        cache[key] = DocText(text, root, source.is_json or doc.node is None, eol_of(text), indent_step(root), shared)
     return cache[key]
 
 

@@ -28,11 +28,13 @@ KNOWN_KEYS = (
     "inline-ignores",
     "runtime",
     "scopes",
+    "kustomize-cmd",
 )
 # WAS8xx thresholds (`runtime:` in the config), in seconds; the rules default to one hour.
 RUNTIME_THRESHOLDS = ("orphan-after", "stuck-deletion-after")
 DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 FAIL_ON = ("error", "warning", "info", "never")
+FILE_GLOB_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 class ConfigError(Exception):
@@ -51,7 +53,8 @@ class Config:
     namespace: str | None = None
     inline_ignores: bool = True
     runtime_thresholds: dict[str, float] = field(default_factory=dict)
-    scopes: list[str] = field(default_factory=list)  # folder globs, each match its own cluster
+    scopes: list[str] = field(default_factory=list)  # folder (or file) globs, each match its own cluster
+    kustomize_cmd: str | None = None  # the command that renders a kustomize build root
     source: str | None = None
     root: str = "."
 
@@ -78,9 +81,14 @@ class Config:
                 codes.extend(pattern_codes)
         return codes
 
+    def is_file_scope(self, scope: str | None) -> bool:
+        """A scope that is one file (a file glob matched it): a finding names no scope for it."""
+        return scope is not None and scope.endswith(FILE_GLOB_SUFFIXES)
+
     def scope_of(self, path: str) -> str | None:
-        """The scope folder (relative to the config's folder) holding `path`: the shallowest
-        parent folder that matches a `scopes` glob; None outside every scope."""
+        """The scope (relative to the config's folder) holding `path`: the shallowest parent
+        folder that matches a `scopes` glob, else the file itself when a file glob (one ending in
+        `.yaml`, `.yml`, `.json`) matches it; None outside every scope."""
         if not self.scopes:
             return None
         relative = _relative_to(path, self.root)
@@ -91,6 +99,8 @@ class Config:
             folder = "/".join(parts[:depth])
             if any(fnmatch(folder, glob) for glob in self.scopes):
                 return folder
+        if any(glob.endswith(FILE_GLOB_SUFFIXES) and fnmatch(relative, glob) for glob in self.scopes):
+            return relative  # a file glob (`*/*.yaml`): each matching file is a cluster of its own
         return None
 
 
@@ -241,8 +251,12 @@ def _apply(config: Config, key: str, value: Any, source: str, known: Collection[
         config.namespace = value
     elif key == "scopes":
         if isinstance(value, str) and not value.strip():
-            raise ConfigError(f"{where}: an empty scope matches no folder (give folder globs, e.g. clusters/*)")
+            raise ConfigError(f"{where}: an empty scope matches nothing (give folder or file globs, e.g. clusters/*)")
         config.scopes = [_scope_glob(glob, where) for glob in _strings(value, where)]
+    elif key == "kustomize-cmd":
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: expected a command line, e.g. 'kustomize build --enable-helm'")
+        config.kustomize_cmd = value
     elif key == "inline-ignores":
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false")
@@ -279,18 +293,20 @@ def _duration(raw: Any, where: str) -> float:
 
 
 def _scope_glob(glob: str, where: str) -> str:
-    """A scope is a folder glob inside the config's folder: `""`, `.`, `/`, an absolute path or a
-    `..` would match no folder (or the config's own), silently; each is a usage error."""
+    """A scope is a glob below the config's folder that matches folders (`clusters/*`: each
+    folder one set) or files (`*/*.yaml`, ending in `.yaml`, `.yml` or `.json`: each file one
+    set). `""`, `.`, `/`, an absolute path or a `..` segment would match nothing below the config
+    (or the config's own folder), silently; each is a usage error."""
     bare = glob.strip()
     while bare.startswith("./"):
         bare = bare[2:]
     bare = bare.rstrip("/")
     if glob.strip().startswith("/") and bare:
-        raise ConfigError(f"{where}: scope {glob!r} is absolute; scopes are folder globs relative to the config")
+        raise ConfigError(f"{where}: scope {glob!r} is absolute; scopes are globs relative to the config")
     if bare in ("", "."):
-        raise ConfigError(f"{where}: scope {glob!r} names no folder below the config (e.g. clusters/*)")
+        raise ConfigError(f"{where}: scope {glob!r} names no folder or file below the config (e.g. clusters/*)")
     if ".." in bare.split("/"):
-        raise ConfigError(f"{where}: scope {glob!r} leaves the config's folder; scopes are folders below it")
+        raise ConfigError(f"{where}: scope {glob!r} leaves the config's folder; scopes are folders or files below it")
     return bare
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 
-from waslint.io.loader import CONFIG_NAMES, MANIFEST_SUFFIXES, SKIPPED_DIRS
+from waslint.io.loader import CONFIG_NAMES, MANIFEST_NAMES, MANIFEST_SUFFIXES, SKIPPED_DIRS
 from waslint.io.reading import kind_of
 
 Excluded = Callable[[str], bool]
@@ -111,7 +111,7 @@ def _visit(
         if entry.name not in SKIPPED_DIRS and not excluded(full):
             folders.append(full)
         return
-    if not entry.name.endswith(MANIFEST_SUFFIXES) and not is_link:
+    if not _manifest(entry.name) and not is_link:
         return
     if entry.name in SKIPPED_DIRS or entry.name in CONFIG_NAMES or excluded(full):
         return
@@ -129,6 +129,10 @@ def _visit(
         found.skipped.append((full, f"not a regular file ({kind_of(mode)})"))
 
 
+def _manifest(name: str) -> bool:
+    return name.endswith(MANIFEST_SUFFIXES) or name in MANIFEST_NAMES
+
+
 def _visit_link(entry: os.DirEntry[str], full: str, roots: list[str], found: Discovery) -> None:
     """A link inside the tree: a file link to a place inside a root is read; a folder link is not
     walked (what it leads to inside the roots is walked anyway, and loops are impossible)."""
@@ -136,14 +140,14 @@ def _visit_link(entry: os.DirEntry[str], full: str, roots: list[str], found: Dis
     try:
         mode = os.stat(full).st_mode
     except OSError:
-        if entry.name.endswith(MANIFEST_SUFFIXES):
+        if _manifest(entry.name):
             found.skipped.append((full, "broken symbolic link"))
         return
     if stat.S_ISDIR(mode):
         if not inside(target, roots):
             found.skipped.append((full, "symbolic link to a folder outside the given paths"))
         return
-    if not entry.name.endswith(MANIFEST_SUFFIXES):
+    if not _manifest(entry.name):
         return
     if not inside(target, roots):
         found.skipped.append((full, "symbolic link to a file outside the given paths"))

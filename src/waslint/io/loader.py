@@ -12,19 +12,29 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import yaml
 
 from waslint.core.model import Path, Span
-from waslint.io.helm import MaskedTemplate, is_template, mask_template
-from waslint.io.reading import DEFAULT_LIMIT, MAX_DEPTH, BadJSON, InputError, TooLarge, loads_json, read_bounded
+from waslint.io.helm import PLACEHOLDER, VIEWS, MaskedTemplate, is_template, mask_template
+from waslint.io.reading import (
+    DEFAULT_LIMIT,
+    MAX_DEPTH,
+    BadJSON,
+    InputError,
+    TooLarge,
+    json_values,
+    read_bounded,
+    skip_json_space,
+)
 
 MAX_FILE_BYTES = DEFAULT_LIMIT
 MAX_EXPANDED_NODES = 500_000
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+MANIFEST_NAMES = frozenset({"Kustomization"})  # read by folder walks although it has no suffix
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
 CONFIG_NAMES = (".waslint.yaml", ".waslint.yml")  # waslint's own config: never read as a manifest
 
@@ -68,6 +78,7 @@ _TRUE_WORDS = frozenset({"true", "yes", "on", "y"})
 _DOC_START = re.compile(r"^---(?=\s|$)", re.MULTILINE)
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
 _intern = sys.intern
+Alternatives = Callable[[int, int], bool]
 
 
 @dataclass(frozen=True)
@@ -111,7 +122,7 @@ class Document:
         """The libyaml node tree with positions. Not kept after loading (it costs ten times the
         data's memory); composed again, for this document's text only, the first time a finding
         or a fix asks for it. None for JSON files (see SourceFile.json_node)."""
-        if self.stored_node is None and not self.file.is_json:
+        if self.stored_node is None and (not self.file.is_json or self.span_end is not None):
             self.stored_node = _compose_document(self)
         return self.stored_node
 
@@ -119,7 +130,7 @@ class Document:
     def text(self) -> str:
         """The document's own text (its node, from the start of its first line)."""
         text = self.file.parsed_text
-        if self.file.is_json:
+        if self.file.is_json and self.span_end is None:
             return text
         start = self.chunk_start + self.span_start
         end = len(text) if self.span_end is None else self.chunk_start + self.span_end
@@ -154,10 +165,25 @@ class Document:
             return Span(1, 1, 1, 1)
         return _span_of(root, path, key, self.line_offset)
 
+    def moved(self, path: Path, key: bool) -> tuple[SourceFile, int | None, Span] | None:
+        """Another file's place for the field at `path`, when another file wrote it: a rendered
+        object's patch or kustomization (sources/kustomize/origins.py); None for a file's own."""
+        return None
+
+    def locate_key(self, path: Path) -> Span:
+        """Span of the key of the field at `path` alone (its value may be a template action),
+        or of its deepest existing parent."""
+        root = self.node if self.node is not None else self.file.json_node()
+        if root is None:
+            return Span(1, 1, 1, 1)
+        return _span_of(root, path, True, self.line_offset, key_only=True)
+
 
 def _compose_document(doc: Document) -> yaml.Node | None:
     """The node tree of one document, its marks as a parse of the whole chunk would give them."""
     text = doc.file.parsed_text
+    if doc.file.is_json and doc.span_end is not None:
+        return _compose_json_value(text, doc.span_start, doc.span_end)
     if doc.file.mentions("%TAG") or doc.span_end is None:  # a directive may change tags: whole file
         return doc.file.document_node(doc.index)
     piece = text[doc.chunk_start + doc.span_start : doc.chunk_start + doc.span_end]
@@ -168,6 +194,20 @@ def _compose_document(doc: Document) -> yaml.Node | None:
     if root is None:
         return None
     _shift_marks(root, doc.span_start, doc.span_line)
+    return root
+
+
+def _compose_json_value(text: str, start: int, end: int) -> yaml.Node | None:
+    """The node tree of one value of a JSON stream (text[start:end]), its marks as in the file:
+    the value is composed alone (JSON is YAML), after as many spaces as it has characters before
+    it on its first line, so its columns are right, and its marks are moved to its line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    try:
+        root = yaml.compose(" " * (start - line_start) + text[start:end], Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if root is not None:
+        _shift_marks(root, line_start, text.count("\n", 0, line_start))
     return root
 
 
@@ -315,6 +355,7 @@ def parse_text(source: SourceFile) -> None:
     gc.disable()
     try:
         if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
+            source.is_json = True  # stdin is told by content
             _parse_json(source)
         elif is_template(path, text) and _parse_masked(source):
             pass
@@ -326,20 +367,53 @@ def parse_text(source: SourceFile) -> None:
 
 
 def _parse_masked(source: SourceFile) -> bool:
-    """Read a Helm template through its masked text; False (nothing read) when the masked text
-    is not valid YAML either: then the template is parsed as it is and gets a clear WAS001."""
+    """Read a Helm template through its masked text; False (nothing read) when there is no
+    action to mask, or when the masked text is not YAML but the raw text is (braces in strings
+    of a plain file). A template still broken once masked keeps the documents that parse, and
+    its WAS001 is located and worded from the masked view, naming the template construct there."""
     masked = mask_template(source.text)
     if masked is None:
         return False
-    trial = SourceFile(source.path, masked.text)
-    _parse_yaml(trial)
+    trial = _parse_view(source.path, masked)
+    for view in VIEWS[1:]:  # branches that do not fit together: read one of them
+        if not trial.problems:
+            break
+        other = mask_template(source.text, view)
+        again = _parse_view(source.path, other) if other is not None else trial
+        if not again.problems:
+            trial, masked = again, other
     if trial.problems:
-        return False
+        raw = SourceFile(source.path, source.text)
+        _parse_yaml(raw)
+        if not raw.problems:
+            return False  # plain YAML with braces in its strings
+    assert masked is not None
     for doc in trial.documents:
         doc.file = source
     source.documents = trial.documents
+    source.problems = [_template_problem(problem, masked) for problem in trial.problems]
     source.template = masked
     return True
+
+
+def _parse_view(path: str, masked: MaskedTemplate) -> SourceFile:
+    trial = SourceFile(path, masked.text)
+    trial.template = masked
+    _parse_yaml(trial)
+    return trial
+
+
+def _template_problem(problem: Problem, masked: MaskedTemplate) -> Problem:
+    message = problem.message.replace("YAML syntax error: ", "", 1)
+    where = masked.construct_at(masked.offset(problem.line, problem.column))
+    return Problem(
+        f"Helm template: {message}{', ' + where if where else ''} once its actions ({{{{ }}}}) are masked;"
+        " lint the rendered output (Helm/Go template syntax: `helm template CHART | waslint lint -`), or add the"
+        " path to `exclude`",
+        problem.line,
+        problem.column,
+        problem.document,
+    )
 
 
 def decode(raw: bytes, limit: int | None = None) -> tuple[str, Problem | None]:
@@ -362,26 +436,38 @@ def decode(raw: bytes, limit: int | None = None) -> tuple[str, Problem | None]:
 
 
 def _parse_json(source: SourceFile) -> None:
+    """One JSON value, or a stream of them (objects back to back or one per line, as kubectl
+    reads them), through the bounded reader: each value is a document; a value that does not
+    parse, nests too deep or holds too long a number ends the stream at its position."""
+    text = source.text
+    values: list[tuple[int, int, Any]] = []
     try:
-        data = loads_json(source.text, _json_object)
+        for value in json_values(text, _json_object):
+            values.append(value)  # the values before a bad one are documents too
     except BadJSON as err:
-        source.problems.append(Problem(err.reason, err.line, err.column, 0))
-        return
+        source.problems.append(Problem(err.reason, err.line, err.column, len(values)))
     except _DuplicateJsonKey as err:
-        line, column = _duplicate_json_position(source.text)
-        source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", line, column, 0))
+        start = skip_json_space(text, values[-1][1] if values else 0)
+        line, column = _duplicate_json_position(text, start)
+        source.problems.append(Problem(f"duplicate key {err.key!r} in one JSON object", line, column, len(values)))
+    if len(values) == 1 and not source.problems:
+        source.documents.append(Document(source, 0, values[0][2], None, 0, 1, text.count("\n") + 1))
         return
-    last = source.text.count("\n") + 1
-    source.documents.append(Document(source, 0, data, None, 0, 1, last))
+    for index, (start, end, data) in enumerate(values):
+        first = text.count("\n", 0, start) + 1
+        doc = Document(source, index, data, None, 0, first, first + text.count("\n", start, end))
+        doc.span_start, doc.span_end, doc.span_line = start, end, first - 1
+        source.documents.append(doc)
 
 
-def _duplicate_json_position(text: str) -> tuple[int, int]:
-    """Line and column of the first repeated key (JSON is YAML: libyaml's marks say where)."""
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except (yaml.YAMLError, RecursionError):
-        return 1, 1
-    pending = [root] if root is not None else []
+def _duplicate_json_position(text: str, start: int) -> tuple[int, int]:
+    """Line and column of the first repeated key of the JSON value at `start` (JSON is YAML:
+    libyaml's marks say where)."""
+    end = _value_end(text, start)
+    root = _compose_json_value(text, start, end)
+    if root is None:
+        return text.count("\n", 0, start) + 1, 1
+    pending = [root]
     while pending:
         node = pending.pop()
         if node.__class__ is yaml.MappingNode:
@@ -393,7 +479,15 @@ def _duplicate_json_position(text: str) -> tuple[int, int]:
                 pending.append(value_node)
         elif node.__class__ is yaml.SequenceNode:
             pending.extend(reversed(node.value))
-    return 1, 1
+    return text.count("\n", 0, start) + 1, 1
+
+
+def _value_end(text: str, start: int) -> int:
+    """Where the JSON value at `start` ends (read again without the duplicate-key check)."""
+    try:
+        return start + next(json_values(text[start:]))[1]
+    except (BadJSON, StopIteration):
+        return len(text)
 
 
 class _DuplicateJsonKey(ValueError):
@@ -460,7 +554,7 @@ def _parse_yaml_chunk(
                 index += 1
                 continue
             try:
-                data = Converter(track_aliases).convert(node)
+                data = Converter(track_aliases, _alternatives(source, chunk_start)).convert(node)
             except _DocumentError as err:
                 line, column = _mark_position(err.mark, node, line_offset)
                 source.problems.append(Problem(err.message, line, column, index))
@@ -493,6 +587,18 @@ def _parse_yaml_chunk(
         return None, index + 1, previous_end
     finally:
         loader.dispose()
+
+
+def _alternatives(source: SourceFile, chunk_start: int) -> Alternatives | None:
+    """For a masked template: whether two offsets of the chunk are not always rendered together."""
+    template = source.template
+    if template is None:
+        return None
+
+    def exclusive(first: int, second: int) -> bool:
+        return template.apart(chunk_start + first, chunk_start + second)
+
+    return exclusive
 
 
 def _mark_position(mark: Any | None, node: yaml.Node, line_offset: int) -> tuple[int, int]:
@@ -542,12 +648,14 @@ def _yaml_message(err: yaml.MarkedYAMLError, full_text: str) -> str:
 class Converter:
     """Node tree -> plain Python values, with the depth and alias-expansion limits."""
 
-    __slots__ = ("expanded", "memo", "track")
+    __slots__ = ("alternatives", "expanded", "memo", "track")
 
-    def __init__(self, track_aliases: bool) -> None:
+    def __init__(self, track_aliases: bool, alternatives: Alternatives | None = None) -> None:
         self.track = track_aliases
         self.memo: dict[yaml.Node, tuple[Any, int]] = {}
         self.expanded = 0
+        # In a masked Helm template: whether two offsets are alternatives (if/else branches)
+        self.alternatives = alternatives
 
     def convert(self, node: yaml.Node) -> Any:
         if self.track:
@@ -572,6 +680,8 @@ class Converter:
                 return self._mapping(node, depth, self._plain)  # merge keys, odd keys
             key = _intern(key_node.value)  # manifests repeat their keys: one string object each
             if key in result:
+                if self._alternative(node, key_node):
+                    continue
                 raise _DocumentError(f"duplicate key {key!r} in one mapping", key_node.start_mark)
             if value_node.__class__ is yaml.ScalarNode and value_node.tag == _STR:
                 value = value_node.value
@@ -609,6 +719,18 @@ class Converter:
         self.memo[node] = (value, size)
         return value, size
 
+    def _alternative(self, mapping: yaml.Node, repeated: yaml.Node) -> bool:
+        """In a template, a key written again is no certain duplicate when its name comes from an
+        action (known once rendered), or when the two are not always rendered together (the
+        branches of one if/else, or one inside an `if` the other is not in): the first is kept
+        (its node is the one positions find)."""
+        if self.alternatives is None:
+            return False
+        if PLACEHOLDER in repeated.value:
+            return True
+        first = next(key for key, _ in mapping.value if key.value == repeated.value)
+        return self.alternatives(first.start_mark.index, repeated.start_mark.index)
+
     def _count(self, size: int, node: yaml.Node) -> None:
         self.expanded += size
         if self.expanded > MAX_EXPANDED_NODES:
@@ -628,6 +750,8 @@ class Converter:
             if not isinstance(key, (str, int, float, bool)) and key is not None:
                 key = repr(key)
             if key in result:
+                if self._alternative(node, key_node):
+                    continue
                 raise _DocumentError(f"duplicate key {key!r} in one mapping", key_node.start_mark)
             result[key] = convert(value_node, depth + 1)
         for merge in merges:
@@ -685,7 +809,7 @@ def _construct(node: yaml.Node) -> Any:
 # --------------------------------------------------------------------------- positions
 
 
-def _span_of(root: yaml.Node, path: Path, key: bool, line_offset: int) -> Span:
+def _span_of(root: yaml.Node, path: Path, key: bool, line_offset: int, *, key_only: bool = False) -> Span:
     node = root
     key_node: yaml.Node | None = None
     for step in path:
@@ -695,7 +819,7 @@ def _span_of(root: yaml.Node, path: Path, key: bool, line_offset: int) -> Span:
         key_node, node = child
     start_node = key_node if key and key_node is not None else node
     start = start_node.start_mark
-    end = node.end_mark
+    end = start_node.end_mark if key_only else node.end_mark
     if end.line != start.line and node.__class__ is not yaml.ScalarNode:
         end = start_node.end_mark  # a block collection: point at its first line only
     return Span(

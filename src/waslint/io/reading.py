@@ -13,7 +13,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 DEFAULT_LIMIT = 32 * 1024 * 1024
@@ -170,16 +170,22 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 
 def _too_deep_at(text: str) -> tuple[int, int]:
     """Where the nesting first passes MAX_DEPTH (an error path only: one regex pass)."""
+    offset = _too_deep_offset(text)
+    return _position(text, offset) if offset < len(text) else (1, 1)
+
+
+def _too_deep_offset(text: str) -> int:
+    """The offset of the bracket that first passes MAX_DEPTH (len(text) if none does)."""
     depth = 0
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                return _position(text, match.start())
+                return match.start()
         elif token in "]}":
             depth -= 1
-    return 1, 1
+    return len(text)
 
 
 def loads_json(text: str | bytes, hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
@@ -202,6 +208,52 @@ def loads_json(text: str | bytes, hook: Callable[[list[tuple[str, Any]]], Any] |
         if "integer string conversion" not in str(err):
             raise
         decoded = text if isinstance(text, str) else raw.decode("utf-8", "replace")
-        found = _LONG_NUMBER.search(decoded)
-        line, column = _position(decoded, found.start()) if found else (1, 1)
-        raise BadJSON(f"a number of more than {MAX_INT_DIGITS:,} digits", line, column) from None
+        raise _long_number(decoded, 0) from None
+
+
+def _long_number(text: str, start: int) -> BadJSON:
+    found = _LONG_NUMBER.search(text, start)
+    line, column = _position(text, found.start()) if found else (1, 1)
+    return BadJSON(f"a number of more than {MAX_INT_DIGITS:,} digits", line, column)
+
+
+_JSON_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def skip_json_space(text: str, position: int) -> int:
+    """The first offset at or after `position` that is not JSON whitespace."""
+    found = _JSON_SPACE.match(text, position)
+    return found.end() if found is not None else position
+
+
+def json_values(
+    text: str, hook: Callable[[list[tuple[str, Any]]], Any] | None = None
+) -> Iterator[tuple[int, int, Any]]:
+    """The values of a JSON text that holds one or a stream of them (back to back or one per
+    line, as kubectl reads them), each as (start, end, value) with offsets into `text`. Bounded as
+    loads_json is: the first value that does not parse, nests deeper than MAX_DEPTH or holds a
+    number of more than MAX_INT_DIGITS digits raises BadJSON where it is, once the values before
+    it are yielded. Past a depth error nothing is parsed: the values are read from the text cut
+    at the bracket that is too deep."""
+    deep = nests_deeper_than(text.encode("utf-8", "surrogatepass"), MAX_DEPTH)
+    cut = _too_deep_offset(text) if deep else len(text)
+    scanned = text if cut == len(text) else text[:cut]
+    decoder = json.JSONDecoder(object_pairs_hook=hook)
+    position = skip_json_space(scanned, 0)
+    while position < len(scanned):
+        try:
+            value, end = decoder.raw_decode(scanned, position)
+        except json.JSONDecodeError as err:
+            if deep and err.pos >= len(scanned):
+                break
+            raise BadJSON(f"JSON syntax error: {err.msg}", err.lineno, err.colno) from None
+        except RecursionError:
+            raise BadJSON(f"nesting deeper than {MAX_DEPTH} levels", *_position(text, position)) from None
+        except ValueError as err:
+            if "integer string conversion" not in str(err):
+                raise
+            raise _long_number(text, position) from None
+        yield position, end, value
+        position = skip_json_space(scanned, end)
+    if deep:
+        raise BadJSON(f"nesting deeper than {MAX_DEPTH} levels", *_position(text, cut))

@@ -184,16 +184,25 @@ def to_finding(hit: Hit, options: LintOptions) -> Finding:
             doc=place.doc,
         )
     full = obj.full_path(hit.path)
-    span = obj.doc.locate(full, key=hit.point_at_key)
+    if hit.structural and obj.file.template is not None:
+        span = obj.doc.locate_key(full)  # a fact whatever the value renders to: point at the key
+    else:
+        span = obj.doc.locate(full, key=hit.point_at_key)
+    path, lines = obj.file.path, obj.file.lines
+    document: int | None = obj.doc.index
+    moved = obj.doc.moved(full, hit.point_at_key)
+    if moved is not None:  # a rendered object's field a patch or a kustomization wrote
+        written_in, document, span = moved
+        path, lines = written_in.path, written_in.lines
     if hit.substring is not None:
-        span = _narrow(span, obj.file.lines, hit.substring)
+        span = _narrow(span, lines, hit.substring)
     return Finding(
         code=rule.code,
         name=rule.name,
         severity=severity,
         message=hit.message,
-        path=obj.file.path,
-        document=obj.doc.index,
+        path=path,
+        document=document,
         span=span,
         object_id=obj.object_id,
         fixable=fixable,

@@ -13,6 +13,7 @@ RULES: dict[str, tuple[str, str]] = {
     "WAS002": ("schema-violation", "input.schema_violation"),
     "WAS003": ("api-validation", "input.api_validation"),
     "WAS004": ("quantity-out-of-range", "input.quantity_out_of_range"),
+    "WAS005": ("kustomize-build-failed", "input.kustomize_build_failed"),
     # WAS1xx migration to 1.37
     "WAS101": ("api-version-not-served", "migration.api_version_not_served"),
     "WAS102": ("alpha-api-in-use", "migration.alpha_api_in_use"),

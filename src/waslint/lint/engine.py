@@ -4,9 +4,10 @@ indexed ones together, the others one by one) -> findings (located, filtered, su
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from waslint.core.parallel import can_fork
 from waslint.findings import Finding
@@ -22,6 +23,9 @@ from waslint.lint.selection import plan_reading
 from waslint.lint.stream import StreamMiss, check_streamed, in_workers
 from waslint.objects.index import ObjectIndex
 
+if TYPE_CHECKING:  # read only by the runs that hold a kustomization or a chart
+    from waslint.lint.gitops import Layout, RenderedRoot
+
 
 @dataclass
 class LintResult:
@@ -30,6 +34,7 @@ class LintResult:
     internal_errors: list[str] = field(default_factory=list)
     context: Context | None = None
     skipped: list[str] = field(default_factory=list)  # "path: reason" (links out of the tree...)
+    notes: list[str] = field(default_factory=list)  # said once (stderr, JSON summary): roots not rendered...
     # --lookup, --changed-since: the files reported on (the others were read for lookups only)
     reported: list[SourceFile] | None = None
 
@@ -72,6 +77,7 @@ def lint_paths(
     errors = [source.read_error for source in sources if source.read_error is not None]
     if errors:
         return LintResult([], sources), errors
+    layout = _layout(sources, options, plan.reports if plan.reported is not None else None)
     if plan.reported is not None:  # --lookup, --changed-since: a file that is neither reported
         # nor looked up (left unparsed) has nothing to give the run
         sources = [source for source in sources if source.parsed or plan.reports(source.path)]
@@ -79,15 +85,29 @@ def lint_paths(
     # Everything loaded so far lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
     try:
-        result = lint_sources(sources, replace(options, stream=stream), config, release_positions=True)
+        result = lint_sources(sources, replace(options, stream=stream), config, release_positions=True, layout=layout)
     except StreamMiss:
         sources = [_parsed_again(source) if _streamed(source) else source for source in sources]
-        result = lint_sources(sources, options, config, release_positions=True)
+        result = lint_sources(sources, options, config, release_positions=True, layout=layout)
     result.skipped = [f"{path}: {reason}" for path, reason in plan.skipped]
     if plan.reported is not None:
         result.findings = [finding for finding in result.findings if plan.reports(finding.path)]
         result.reported = [source for source in result.files if plan.reports(source.path)]
     return result, errors
+
+
+def _layout(sources: list[SourceFile], options: LintOptions, reported: Callable[[str], bool] | None) -> Layout | None:
+    """The repository's structure (charts, kustomize build roots and their renders), read only
+    when the run holds a kustomization or a chart."""
+    from waslint.lint.gitops import may_need_layout, read_layout
+    from waslint.sources.kustomize.render import RendererError
+
+    if not may_need_layout(sources):
+        return None
+    try:
+        return read_layout(sources, options, reported)
+    except RendererError as err:
+        raise RunError(str(err)) from None
 
 
 def _may_stream(options: LintOptions) -> bool:
@@ -127,37 +147,112 @@ def name_stdin(sources: list[SourceFile], name: str | None) -> None:
 
 
 def lint_sources(
-    sources: list[SourceFile], options: LintOptions, config: Config | None = None, *, release_positions: bool = False
+    sources: list[SourceFile],
+    options: LintOptions,
+    config: Config | None = None,
+    *,
+    release_positions: bool = False,
+    layout: Layout | None = None,
 ) -> LintResult:
-    """Lint a set of files. With `scopes` in the config, each scope is linted as its own cluster
-    (its own index and context) and the findings are merged. `release_positions`: drop each
-    file's node trees once its findings are located (lint keeps none; fix plans with them)."""
+    """Lint a set of files. Each scope is linted as its own cluster (its own index and context)
+    and the findings are merged: the config's `scopes`, else the repository's structure (`layout`:
+    each Helm chart, and each kustomize build root as what it renders). `release_positions`: drop
+    each file's node trees once its findings are located (lint keeps none; fix plans with them)."""
     config = config or Config()
     rules = list(select_rules(options.select, options.ignore))
     internal: list[str] = []
     findings: list[Finding] = []
     contexts: list[Context] = []
-    for scope, members in split_scopes(sources, config).items():
+    plain = sources if layout is None else [_as_plain(source, layout) for source in sources]
+    for scope, members in split_scopes(plain, config, layout).items():
         ctx, scope_findings = _lint_set(members, rules, options, config, internal, release_positions)
         for finding in scope_findings:
-            finding.scope = scope
+            finding.scope = scope if config.scopes and not config.is_file_scope(scope) else None
         findings.extend(scope_findings)
         contexts.append(ctx)
+    if layout is not None:
+        findings.extend(_lint_renders(layout, rules, options, config, internal, contexts))
     findings.sort(key=Finding.sort_key)
     if len(contexts) == 1:
         whole = contexts[0]
     else:  # the fixer looks objects up across the run
         whole = Context(ObjectIndex([obj for ctx in contexts for obj in ctx.index.objects]), sources, options.target)
-    return LintResult(findings, sources, internal, whole)
+    notes = list(layout.notes) if layout is not None else []
+    return LintResult(findings, sources, internal, whole, notes=notes)
 
 
-def split_scopes(sources: list[SourceFile], config: Config) -> dict[str | None, list[SourceFile]]:
-    """Files by scope, in reading order; files outside every scope (None) form one more set."""
-    if not config.scopes:
+def _as_plain(source: SourceFile, layout: Layout) -> SourceFile:
+    """A file the renders stand for (a patch, a kustomization, a resource of a rendered root) is
+    not linted as whole objects: only its parse problems are kept (WAS001)."""
+    if source.path == "-" or os.path.realpath(source.path) not in layout.hidden:
+        return source
+    if not source.parsed:
+        parse_text(source)  # its problems, and its documents for the summary
+    stand_in = SourceFile(source.path, "", source.is_json)
+    stand_in.problems = source.problems
+    return stand_in
+
+
+def _lint_renders(
+    layout: Layout,
+    rules: list[Rule],
+    options: LintOptions,
+    config: Config,
+    internal: list[str],
+    contexts: list[Context],
+) -> list[Finding]:
+    """Each rendered root as its own cluster (roots in one config scope together), its findings
+    at their source lines, merged across roots; then the builds that failed (WAS005)."""
+    from waslint.lint.gitops import merge_rendered
+
+    groups: dict[str, list[RenderedRoot]] = {}
+    for rendered in layout.rendered:
+        key = (
+            (config.scope_of(rendered.label + "/kustomization.yaml") or rendered.label)
+            if config.scopes
+            else rendered.label
+        )
+        groups.setdefault(key, []).append(rendered)
+    by_root: list[tuple[RenderedRoot, list[Finding]]] = []
+    whole = replace(options, stream=False)
+    for key, members in groups.items():
+        files = [source for rendered in members for source in rendered.files]
+        ctx, found = _lint_set(files, rules, whole, config, internal, False)
+        contexts.append(ctx)
+        for rendered in members:
+            by_root.append((rendered, [finding for finding in found if _of_root(finding, rendered)]))
+        for finding in found:
+            finding.scope = key if config.scopes else None
+    return merge_rendered(by_root, layout) + _filtered(layout.findings, config)
+
+
+def _of_root(finding: Finding, rendered: RenderedRoot) -> bool:
+    """Whether a finding of a set is about one of the root's objects (or its files' comments)."""
+    if finding.doc is not None:
+        return any(finding.doc.file is source for source in rendered.files)
+    return any(finding.path == source.path for source in rendered.files)
+
+
+def _filtered(findings: list[Finding], config: Config) -> list[Finding]:
+    from waslint.core.codes import matches
+
+    return [f for f in findings if not matches(f.code, config.ignored_for_path(f.path))]
+
+
+def split_scopes(
+    sources: list[SourceFile], config: Config, layout: Layout | None = None
+) -> dict[str | None, list[SourceFile]]:
+    """Files by scope, in reading order; files outside every scope (None) form one more set. The
+    config's `scopes` win; without them each Helm chart of the layout is a scope."""
+    if not config.scopes and (layout is None or not layout.charts):
         return {None: sources}
     by_scope: dict[str | None, list[SourceFile]] = {}
     for source in sources:
-        by_scope.setdefault(config.scope_of(source.path), []).append(source)
+        if config.scopes:
+            scope = config.scope_of(source.path)
+        else:
+            scope = layout.chart_of(source.path) if layout is not None else None
+        by_scope.setdefault(scope, []).append(source)
     return by_scope or {None: []}
 
 

@@ -34,6 +34,9 @@ class LintOptions:
     # A streamed run: files left unparsed are checked one by one against an index of the files
     # that may hold what cross-object rules look up (lint_paths reads this way).
     stream: bool = False
+    # The command that renders a kustomize build root (`--kustomize-cmd`; default: `kustomize
+    # build`, else `kubectl kustomize`).
+    kustomize_cmd: str | None = None
 
     @classmethod
     def from_config(cls, config: Config) -> LintOptions:
@@ -45,4 +48,5 @@ class LintOptions:
             namespace=config.namespace or "default",
             inline_ignores=config.inline_ignores,
             runtime=RuntimeInputs(thresholds=dict(config.runtime_thresholds)),
+            kustomize_cmd=config.kustomize_cmd,
         )

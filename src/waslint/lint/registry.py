@@ -59,6 +59,9 @@ class Hit:
     substring: str | None = None
     # For a hit without an object: where it is.
     place: Place | None = None
+    # True whatever its field's value renders to (a request without a limit): in a Helm template
+    # it points at the key, and is reported even when the value is an action.
+    structural: bool = False
 
 
 class Rule:
@@ -106,8 +109,9 @@ class Rule:
         fixable: bool | None = None,
         point_at_key: bool = True,
         substring: str | None = None,
+        structural: bool = False,
     ) -> Hit:
-        return Hit(self, obj, path, message, severity, fixable, point_at_key, substring)
+        return Hit(self, obj, path, message, severity, fixable, point_at_key, substring, structural=structural)
 
     @property
     def fix(self) -> FixKind:

@@ -39,7 +39,7 @@ class Suppression:
 
 @dataclass
 class SuppressionSet:
-    by_file: dict[SourceFile, list[Suppression]] = field(default_factory=dict)
+    by_file: dict[str, list[Suppression]] = field(default_factory=dict)  # by the file's path
     by_object: dict[KObject, Suppression] = field(default_factory=dict)
 
     def all(self) -> list[Suppression]:
@@ -51,7 +51,7 @@ class SuppressionSet:
             return
         comments = list(_comments(source))
         if comments:
-            self.by_file[source] = comments
+            self.by_file[source.path] = comments
 
     def add_object(self, obj: KObject) -> None:
         value = obj.annotations.get(IGNORE_ANNOTATION)
@@ -69,11 +69,13 @@ class SuppressionSet:
             if annotation is not None and annotation.covers_code(finding.code):
                 return annotation
         if finding.doc is None:
-            return self._by_comment(finding, None)
-        return self._by_comment(finding, finding.doc.file)
+            return None  # a file that does not parse (WAS001): its comments are not read as such
+        return self._by_comment(finding)
 
-    def _by_comment(self, finding: Finding, source: SourceFile | None) -> Suppression | None:
-        candidates = self.by_file.get(source) if source is not None else None
+    def _by_comment(self, finding: Finding) -> Suppression | None:
+        """A comment of the file the finding points at (a rendered object's finding may point at
+        a patch or a kustomization, not the file of its document)."""
+        candidates = self.by_file.get(finding.path)
         if not candidates:
             return None
         for item in candidates:

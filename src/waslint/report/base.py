@@ -65,6 +65,8 @@ class ReportInput:
     objects: bool = False
     cluster: dict[str, Any] | None = None
     verdict: Verdict | None = None
+    # what the run says once (a kustomize root not rendered, no renderer on the machine)
+    notes: list[str] = field(default_factory=list)
 
     def rule(self, code: str) -> RuleInfo | None:
         return next((rule for rule in self.rules if rule.code == code), None)

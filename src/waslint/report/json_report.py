@@ -27,6 +27,8 @@ def finding_json(finding: Finding) -> dict[str, Any]:
     }
     if finding.scope is not None:  # only with `scopes` in the config
         entry["scope"] = finding.scope
+    if finding.rendered_by:  # an object of kustomize renders: the build roots that render it
+        entry["rendered_by"] = list(finding.rendered_by)
     return entry
 
 
@@ -45,5 +47,7 @@ def render(report: ReportInput) -> str:
         summary["baselined"] = report.baselined
     if report.skipped:
         summary["skipped"] = report.skipped
+    if report.notes:
+        summary["notes"] = report.notes
     payload["summary"] = summary
     return json.dumps(payload, indent=2) + "\n"

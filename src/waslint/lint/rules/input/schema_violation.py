@@ -67,7 +67,7 @@ spec:
             else:
                 return
             for issue in issues:
-                if not _explained_elsewhere(obj.data, issue.path):
+                if not _explained_elsewhere(obj.data, issue.path, ctx):
                     yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}{source}: {issue.message}")
             return
         if (obj.group, obj.kind) in JOB_KINDS:
@@ -91,7 +91,7 @@ spec:
             )
             return
         for issue in schema.validate_fragment(ctx.target, "JobSchedulingConfiguration", value, path):
-            if not _explained_elsewhere(obj.data, issue.path):
+            if not _explained_elsewhere(obj.data, issue.path, ctx):
                 yield self.hit(obj, issue.path, f"Job spec.scheduling: {issue.message}")
 
     def _pod_fields(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
@@ -118,11 +118,13 @@ spec:
                     yield self.hit(obj, issue.path, f"Pod spec.workloadRef: {issue.message}")
 
 
-def _explained_elsewhere(data: Any, path: Path) -> bool:
-    """Schema issues at legacy shapes that a WAS1xx rule reports with a precise message."""
+def _explained_elsewhere(data: Any, path: Path, ctx: Context) -> bool:
+    """Schema issues at legacy shapes that a WAS1xx rule reports with a precise message at this
+    target: WAS104 runs from 1.37 on (before, `podGroupTemplateRef` is the served shape and its
+    own schema issues are WAS002's), WAS103 at every target for a string disruptionMode."""
     for position, step in enumerate(path):
         if step == "podGroupTemplateRef":
-            return True
+            return ctx.target_at_least("beta-api")
         if step == "disruptionMode" and isinstance(dig(data, *path[: position + 1]), str):
             return True
     return False

@@ -10,6 +10,7 @@ from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.kobject import KObject, as_map, as_str
 from waslint.objects.quantity import parse_quantity
+from waslint.objects.templated import from_action, may_be_written
 from waslint.objects.walks import POD_TEMPLATE_KINDS, containers, pod_templates
 
 
@@ -83,9 +84,11 @@ spec:
                 requests = resources.get("requests")
                 if not isinstance(requests, dict):
                     continue
-                limits = as_map(resources.get("limits"))
                 label = as_str(container.get("name")) or f"{list_name}[{position}]"
                 base: Path = (*template.path, list_name, position, "resources")
+                if from_action(resources.get("limits")) or may_be_written(obj, base):
+                    continue  # a template action writes the limits: known once rendered
+                limits = as_map(resources.get("limits"))
                 for resource, request in requests.items():
                     if not isinstance(resource, str) or not is_extended_resource(resource):
                         continue
@@ -110,6 +113,7 @@ spec:
                 " server rejects the Pod (extended resources cannot be overcommitted). Set"
                 f" resources.limits.{resource}: {request} (or only the limit: the request"
                 " defaults to it)",
+                structural=True,  # whatever the request renders to
             )
             return
         limit = limits[resource]

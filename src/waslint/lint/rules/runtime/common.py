@@ -56,34 +56,44 @@ def stamp(moment: datetime.datetime) -> str:
     return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def stored(obj: KObject) -> bool:
+    """Whether the API server wrote the object (a live read, a `kubectl get -o yaml` dump): it has a
+    metadata.creationTimestamp or uid. A manifest (from git, or a blog post with a `status`) never has."""
+    metadata = obj.metadata
+    return metadata.get(STORED_WORD) is not None or metadata.get("uid") is not None
+
+
 def listed(ctx: Context, group: str, kind: str, namespace: str) -> bool:
-    """Whether the run read every object of that kind in that namespace (so absence means absent)."""
+    """Whether the run read every object of that kind in that namespace (so absence means absent):
+    in a live audit, the lists it was allowed; in files, stored objects of that kind in that
+    namespace (a manifest in git says nothing of what a cluster holds)."""
     live = ctx.runtime.listed_kinds
     if live is not None:
         scope = live.get((group, kind))
         return scope is not None and (scope == "*" or namespace in scope)
-    if (group, kind) == POD:  # a Pod manifest in git says nothing of the Pods a cluster runs
-        return bool(stored_pods(ctx))
-    return ctx.index.has_kind(group, kind)
+    if (group, kind) == POD:
+        return namespace in stored_namespaces(ctx)
+    return any(stored(obj) and obj.namespace == namespace for obj in ctx.index.of_kind(group, kind))
 
 
-def stored_pods(ctx: Context) -> list[KObject]:
-    """The Pods of the set that the API server wrote (a dump, a snapshot): they have a
-    metadata.creationTimestamp."""
+def stored_namespaces(ctx: Context) -> frozenset[str]:
+    """The namespaces of the set's Pods that the API server wrote (a dump, a snapshot)."""
 
-    def build(context: Context) -> list[KObject]:
+    def build(context: Context) -> frozenset[str]:
         pods = context.index.mentioning(STORED_WORD, kinds=[POD])
-        return [pod for pod in pods if pod.metadata.get(STORED_WORD) is not None]
+        return frozenset(pod.namespace for pod in pods if pod.metadata.get(STORED_WORD) is not None)
 
-    return ctx.derive("runtime-stored-pods", build)
+    return ctx.derive("runtime-stored-pod-namespaces", build)
 
 
 def members(ctx: Context, namespace: str, pod_group: str) -> list[KObject]:
+    """The stored Pods of `namespace` that name the PodGroup (in a live audit every Pod is stored)."""
+
     def build(context: Context) -> dict[tuple[str, str], list[KObject]]:
         found: dict[tuple[str, str], list[KObject]] = {}
         for pod in context.index.mentioning(MEMBER_WORD, kinds=[POD]):
             name = as_str(dig(pod.data, "spec", "schedulingGroup", "podGroupName"))
-            if name is not None:
+            if name is not None and stored(pod):
                 found.setdefault((pod.namespace, name), []).append(pod)
         return found
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from waslint.core.model import Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.lint.rules.runtime.common import POD, PODGROUP, label, listed, members, scheduling_condition
+from waslint.lint.rules.runtime.common import POD, PODGROUP, label, listed, members, scheduling_condition, stored
 from waslint.objects.groups import object_group
 from waslint.objects.kobject import KObject, as_str, dig
 
@@ -23,7 +23,8 @@ class DegradedGang(Rule):
         "For every stored PodGroup whose scheduling condition (`PodGroupInitiallyScheduled`, 1.36"
         " `PodGroupScheduled`) is `True` and whose policy is `gang`: fires when fewer of the Pods that name it"
         " in `spec.schedulingGroup.podGroupName` are `Running` than `gang.minCount`. Silent when the Pods of"
-        " that namespace were not read (in files: the set holds no stored Pod)."
+        " that namespace were not read (in files: the set holds no stored Pod of that namespace). Manifests are"
+        " never judged, even with a `status`: only stored objects (with a creationTimestamp or uid)."
     )
     why = (
         "Gang scheduling guarantees all-or-nothing at admission only. `PodGroupInitiallyScheduled` stays True"
@@ -71,6 +72,8 @@ status:
     kinds = frozenset({PODGROUP})
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
+        if not stored(obj):
+            return
         found = scheduling_condition(obj)
         group = object_group(obj)
         minimum = group.policy.minimum if group is not None else None

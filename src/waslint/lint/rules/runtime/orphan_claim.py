@@ -7,7 +7,17 @@ from collections.abc import Iterable
 from waslint.core.model import Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.lint.rules.runtime.common import PODGROUP, age_text, label, listed, now, parse_time, stamp, threshold
+from waslint.lint.rules.runtime.common import (
+    PODGROUP,
+    age_text,
+    label,
+    listed,
+    now,
+    parse_time,
+    stamp,
+    stored,
+    threshold,
+)
 from waslint.objects.keys import SCHEDULING
 from waslint.objects.kobject import KObject, as_list, as_map, as_str
 
@@ -60,7 +70,7 @@ status:
             name = as_str(entry.get("name"))
             if name is None or not listed(ctx, *PODGROUP, obj.namespace):
                 continue
-            if ctx.index.get(*PODGROUP, obj.namespace, name) is None:
+            if not any(stored(group) for group in ctx.index.get_all(*PODGROUP, obj.namespace, name)):
                 yield self.hit(
                     obj,
                     ("status", "reservedFor", position, "name"),

@@ -32,7 +32,8 @@ class OrphanPodGroup(Rule):
         "For every stored `scheduling.k8s.io` PodGroup (it has a `metadata.creationTimestamp`) that is not"
         " being deleted: fires when it has no `metadata.ownerReferences`, no Pod of its namespace names it in"
         " `spec.schedulingGroup.podGroupName`, and it is older than `runtime: orphan-after` (default 1h)."
-        " Silent when the Pods of that namespace were not read (in files: the set holds no stored Pod)."
+        " Silent when the Pods of that namespace were not read (in files: the set holds no stored Pod of that"
+        " namespace)."
     )
     why = (
         "Nothing will ever schedule into it or garbage-collect it: the Job or operator that made it is gone,"

@@ -7,7 +7,17 @@ from collections.abc import Iterable
 from waslint.core.model import Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.lint.rules.runtime.common import COMPOSITE, PODGROUP, age_text, label, now, parse_time, stamp, threshold
+from waslint.lint.rules.runtime.common import (
+    COMPOSITE,
+    PODGROUP,
+    age_text,
+    label,
+    now,
+    parse_time,
+    stamp,
+    stored,
+    threshold,
+)
 from waslint.objects.keys import SCHEDULING
 from waslint.objects.kobject import KObject, as_list
 
@@ -52,7 +62,7 @@ spec:
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         deleting = parse_time(obj.metadata.get("deletionTimestamp"))
-        if deleting is None:
+        if deleting is None or not stored(obj):
             return
         age = (now(ctx) - deleting).total_seconds()
         if age < threshold(ctx, "stuck-deletion-after"):

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from waslint.core.model import Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.lint.rules.runtime.common import COMPOSITE, PODGROUP, label, scheduling_condition
+from waslint.lint.rules.runtime.common import COMPOSITE, PODGROUP, label, scheduling_condition, stored
 from waslint.objects.kobject import KObject, as_str
 
 
@@ -55,7 +55,12 @@ status:
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         found = scheduling_condition(obj)
-        if found is None or found[1].get("status") != "False" or found[1].get("reason") != "Unschedulable":
+        if (
+            not stored(obj)
+            or found is None
+            or found[1].get("status") != "False"
+            or found[1].get("reason") != "Unschedulable"
+        ):
             return
         position, condition = found
         said = as_str(condition.get("message"))

@@ -1,0 +1,4 @@
+{{- define "kueue.issuerRef" -}}
+kind: Issuer
+name: {{ .Release.Name }}-selfsigned
+{{- end -}}
