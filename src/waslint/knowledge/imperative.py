@@ -35,7 +35,7 @@ from typing import Any
 from waslint.core.model import Path
 from waslint.knowledge.validation import ValidationIssue, format_problem
 
-__all__ = ["job_scheduling_issues", "object_issues", "pod_spec_issues"]
+__all__ = ["job_scheduling_issues", "object_issues", "pod_spec_issues", "update_issues"]
 
 WORKLOAD_MAX_TREE_DEPTH = 4  # scheduling.WorkloadMaxTemplateDepth / v1beta1.WorkloadMaxTreeDepth
 WORKLOAD_MAX_POD_GROUPS = 8  # v1alpha1.WorkloadMaxPodGroups (the 1.35 line)
@@ -111,6 +111,30 @@ def legacy_workload_spec_issues(spec: dict[str, Any]) -> list[ValidationIssue]:
         seen: set[Any] = set()
         for index, group in enumerate(_items(groups)):
             issues.extend(_legacy_pod_group(group, (*path, index), seen))
+    return issues
+
+
+def update_issues(api_version: str, kind: str, new: Mapping[str, Any], old: Mapping[str, Any]) -> list[ValidationIssue]:
+    """Hand-written update checks the markers do not carry: ``validateWorkloadSpecUpdate`` of the
+    1.35 line (``v1alpha1``): a set ``controllerRef`` is immutable, one set where there was none
+    is only validated; ``podGroups`` is immutable as a whole and keeps its size limits."""
+    group, _, version = api_version.rpartition("/")
+    if group != "scheduling.k8s.io" or kind != "Workload" or version != _LEGACY_VERSION:
+        return []
+    spec, old_spec = _map(new.get("spec")), _map(old.get("spec"))
+    issues: list[ValidationIssue] = []
+    ref, old_ref = spec.get("controllerRef"), old_spec.get("controllerRef")
+    if old_ref is not None and ref != old_ref:
+        issues.append(ValidationIssue(("spec", "controllerRef"), "Invalid", "immutable", "field is immutable", ref))
+    elif old_ref is None and isinstance(ref, dict):
+        issues.extend(controller_ref_issues(ref, ("spec", "controllerRef")))
+    if spec.get("podGroups") != old_spec.get("podGroups"):
+        issues.append(ValidationIssue(("spec", "podGroups"), "Invalid", "immutable", "field is immutable", None))
+    issues.extend(
+        i
+        for i in legacy_workload_spec_issues({"podGroups": spec.get("podGroups")})
+        if i.error != "Invalid" and i.path == ("spec", "podGroups")
+    )
     return issues
 
 
