@@ -463,7 +463,8 @@ class _Walk:
                 path, "TooMany", "maxItems", rule, value=len(value), detail=f"must have at most {rule.value} items"
             )
             return True
-        if name == "format" and isinstance(value, str) and value:
+        # an empty string is absent for a plain field (stopped above), but set through a pointer
+        if name == "format" and isinstance(value, str) and (value or spec.pointer):
             problem = format_problem(str(rule.value), value)
             if problem is not None:
                 self.add(path, "Invalid", f"format={rule.value}", rule, value=value, detail=problem)
