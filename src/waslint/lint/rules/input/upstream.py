@@ -43,6 +43,7 @@ def _route(code: str, origins: set[str], fields: set[str] | frozenset[str] = fro
 #: Which rule words which upstream error; the rest are WAS003's.
 ROUTES = (
     _route("WAS602", {"union"}, {"schedulingPolicy", "policy", "spec"}),
+    _route("WAS602", {"required"}, {"podGroups"}),  # v1alpha1: the 1.35 line's own "no templates"
     _route("WAS602", {"maxItems", "listType=map"}, TEMPLATE_LISTS),
     _route("WAS602", {"uniqueTemplateNames", "uniquePodGroupNames", "treeDepth", "compositeHasChild"}),
     _route("WAS601", {"maxItems"}, {"topology"}),
