@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.knowledge.lifecycle import current_line
 from waslint.knowledge.validation import ValidationIssue, format_problem
 
 __all__ = ["job_scheduling_issues", "object_issues", "pod_spec_issues", "update_issues"]
@@ -40,7 +41,6 @@ __all__ = ["job_scheduling_issues", "object_issues", "pod_spec_issues", "update_
 WORKLOAD_MAX_TREE_DEPTH = 4  # scheduling.WorkloadMaxTemplateDepth / v1beta1.WorkloadMaxTreeDepth
 WORKLOAD_MAX_POD_GROUPS = 8  # v1alpha1.WorkloadMaxPodGroups (the 1.35 line)
 _LEGACY_VERSION = "v1alpha1"
-_TREE_VERSIONS = frozenset({"v1beta1", "v1alpha3"})
 _NAMED_KINDS = frozenset({"Workload", "PodGroup", "CompositePodGroup"})
 
 
@@ -62,7 +62,7 @@ def object_issues(api_version: str, kind: str, data: Mapping[str, Any]) -> list[
     spec = _map(data.get("spec"))
     if kind == "Workload" and version == _LEGACY_VERSION:
         issues.extend(legacy_workload_spec_issues(spec))
-    if kind == "Workload" and version in _TREE_VERSIONS:
+    if kind == "Workload" and current_line(group, version, kind):
         issues.extend(_unique_names(spec))
         issues.extend(_tree_depth(spec))
         issues.extend(_childless(spec.get("compositePodGroupTemplates"), ("spec", "compositePodGroupTemplates")))
@@ -104,7 +104,12 @@ def legacy_workload_spec_issues(spec: dict[str, Any]) -> list[ValidationIssue]:
     elif isinstance(groups, list) and len(groups) > WORKLOAD_MAX_POD_GROUPS:
         issues.append(
             ValidationIssue(
-                path, "TooMany", "maxItems", f"must have at most {WORKLOAD_MAX_POD_GROUPS} items", len(groups)
+                path,
+                "TooMany",
+                "maxItems",
+                f"must have at most {WORKLOAD_MAX_POD_GROUPS} items",
+                len(groups),
+                bound=WORKLOAD_MAX_POD_GROUPS,
             )
         )
     elif isinstance(groups, list):

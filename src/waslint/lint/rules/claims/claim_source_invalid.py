@@ -11,8 +11,6 @@ from waslint.lint.registry import Hit, Rule, register
 from waslint.lint.rules.claims.common import GROUP_CLAIM_KINDS, SOURCE_FIELDS, holder_label
 from waslint.objects.kobject import KObject, as_str
 
-MAX_GROUP_CLAIMS = 4
-
 
 @register
 class ClaimSourceInvalid(Rule):
@@ -77,11 +75,13 @@ spec:
             where = holder_label(group) if group is not None else obj.kind
             if issue.origin == "maxItems":
                 claims = value_at(obj.data, issue.path)
+                count = len(claims) if isinstance(claims, list) else 0
+                bound = issue.bound or count
                 yield self.hit(
                     obj,
-                    (*issue.path, MAX_GROUP_CLAIMS),
-                    f"{where} has {len(claims) if isinstance(claims, list) else '?'} claims; at most"
-                    f" {MAX_GROUP_CLAIMS} are allowed per group: merge device requests into fewer claims"
+                    (*issue.path, bound),
+                    f"{where} has {count} claims; at most"
+                    f" {bound} are allowed per group: merge device requests into fewer claims"
                     " (one ResourceClaim can hold several requests)",
                 )
                 continue

@@ -10,6 +10,7 @@ whose key is missing altogether (the JSON schema says so already)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,9 +131,7 @@ def _rebased(issues: list[ValidationIssue], old: Path, new: Path) -> list[Valida
     for issue in issues:
         if issue.path[: len(old)] == old:
             path = (*new, *issue.path[len(old) :])
-            moved.append(
-                ValidationIssue(path, issue.error, issue.origin, issue.detail, issue.value, issue.gate, issue.level)
-            )
+            moved.append(dataclasses.replace(issue, path=path))
     return moved
 
 

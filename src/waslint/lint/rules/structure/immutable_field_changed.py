@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from waslint.core.model import Path, Severity
 from waslint.knowledge.gates import APISERVER
+from waslint.knowledge.lifecycle import current_line, same_schema
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
 _DEFAULTS = {"disruptionMode": {"single": {}}, "preemptionPolicy": "PreemptLowerPriority"}
 
 
-_SAME_SCHEMA = frozenset({"v1alpha3", "v1beta1"})
 _LEGACY_VERSION = "v1alpha1"
 
 
@@ -131,7 +131,7 @@ spec:
         if base is None or name is None:
             return
         old = base.index.get(obj.group, obj.kind, obj.namespace, name)
-        if old is None or not (old.version == obj.version or {old.version, obj.version} <= _SAME_SCHEMA):
+        if old is None or not same_schema(obj.group, obj.kind, old.version, obj.version):
             return
         obj = _as_stored(obj, old, ctx)
         if obj.kind == "CronJob":
@@ -155,7 +155,11 @@ spec:
             advice = "spec.scheduling is immutable: delete and recreate the Job (or create it under a new name)"
         else:
             changes = _group_changes(old, obj)
-            what = "apart from gang.minCount " if obj.kind == "PodGroup" and obj.version in _SAME_SCHEMA else ""
+            what = (
+                "apart from gang.minCount "
+                if obj.kind == "PodGroup" and current_line(obj.group, obj.version, obj.kind)
+                else ""
+            )
             advice = (
                 f"a {obj.kind} is immutable {what}once created: create a new one (a new name, from a"
                 " new Workload revision when it comes from a template) instead of editing this one"
@@ -278,7 +282,7 @@ def _workload_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
                 f" {_show(new.spec.get('controllerRef'))}",
             )
         )
-    if new.version not in _SAME_SCHEMA:  # v1alpha1/v1alpha2: the whole list is immutable
+    if not current_line(new.group, new.version, new.kind):  # v1alpha1/v1alpha2: the whole list is immutable
         for list_name, _ in template_lists(new):
             if old.spec.get(list_name) != new.spec.get(list_name):
                 changes.append(
@@ -381,8 +385,9 @@ def _template_changes(old: Group, new: Group) -> list[tuple[Path, str]]:
 
 def _group_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
     """PodGroup (all but gang.minCount) and CompositePodGroup (everything): spec with defaults."""
-    defaults = _DEFAULTS if new.version in _SAME_SCHEMA else {"disruptionMode": "Pod"}
-    keep_count = new.kind == "PodGroup" and new.version in _SAME_SCHEMA
+    current = current_line(new.group, new.version, new.kind)
+    defaults = _DEFAULTS if current else {"disruptionMode": "Pod"}
+    keep_count = new.kind == "PodGroup" and current
     old_spec = {**defaults, **{k: v for k, v in old.spec.items() if v is not None}}
     new_spec = {**defaults, **{k: v for k, v in new.spec.items() if v is not None}}
     changes: list[tuple[Path, str]] = []

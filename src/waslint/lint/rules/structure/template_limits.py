@@ -8,11 +8,12 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from waslint.core.model import Path, Severity
+from waslint.knowledge.imperative import WORKLOAD_MAX_TREE_DEPTH as MAX_TREE_DEPTH
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Part, Rule, register
 from waslint.lint.rules.input.upstream import group_at, value_at
-from waslint.lint.rules.structure.common import MAX_TREE_DEPTH, holder_label, template_name
+from waslint.lint.rules.structure.common import holder_label, template_name
 from waslint.objects.groups import Group
 from waslint.objects.keys import POLICY_KINDS
 from waslint.objects.kobject import KObject, as_list, as_str
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from waslint.knowledge.validation import ValidationIssue
 
 _NAME_ORIGINS = frozenset({"listType=map", "uniqueTemplateNames", "uniquePodGroupNames"})
-MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates, per list
 LEGACY_LIST = "podGroups"  # a 1.35 Workload's list (WAS002/WAS003 check it, WAS101 renames it)
 
 LIST_SIZE = Part(
@@ -126,7 +126,7 @@ spec:
             if group is not None:
                 yield from self._policy_union(obj, group)
         elif issue.origin == "maxItems":
-            yield from self._list_size(obj, path)
+            yield from self._list_size(obj, path, issue.bound or len(as_list(value_at(obj.data, path))))
         elif issue.origin == "treeDepth":
             yield from self._tree_depth(obj, [t for t in templates if tuple(t.path[: len(path)]) == tuple(path)])
         elif issue.origin == "compositeHasChild":
@@ -167,14 +167,15 @@ spec:
 
     # -- list-size
 
-    def _list_size(self, obj: KObject, path: Path) -> Iterator[Hit]:
+    def _list_size(self, obj: KObject, path: Path, bound: int) -> Iterator[Hit]:
+        from waslint.lint.rules.input.upstream import value_at
 
         items = as_list(value_at(obj.data, path))
         yield self.hit(
             obj,
-            (*path, MAX_TEMPLATES),
+            (*path, bound),
             f"{render_path(path)} has {len(items)} templates; at most"
-            f" {MAX_TEMPLATES} per list: merge templates that share a policy, or split the"
+            f" {bound} per list: merge templates that share a policy, or split the"
             " Workload",
         )
 
