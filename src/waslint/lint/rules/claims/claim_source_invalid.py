@@ -25,8 +25,10 @@ class ClaimSourceInvalid(Rule):
         "Checks every group claim list: PodGroup `spec.resourceClaims`, each Workload template's"
         " `resourceClaims` and Job (or CronJob `jobTemplate`) `spec.scheduling.resourceClaims`."
         " Fires on an entry that sets both `resourceClaimName` and `resourceClaimTemplateName`,"
-        " or neither (a `null` or empty value counts as unset), and on the 5th and later entries"
-        " of a list (at most 4 claims per group). The Job's building-block type may not enforce"
+        " or neither (a `null` value counts as unset; an empty name is set, and WAS003 reports that it"
+        " is no DNS subdomain), and on a list of more than 4 claims (at the 5th entry; as upstream's"
+        " maxItems does, the entries of such a list are not judged further). Upstream validation"
+        " detects these, this rule words them. The Job's building-block type may not enforce"
         " exactly-one itself (its description calls each name optional), but the Job controller copies the entries"
         " into the PodGroup it creates, where it is enforced: so the Job is held to the same rule."
     )

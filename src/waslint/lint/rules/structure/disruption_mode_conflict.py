@@ -40,7 +40,7 @@ class DisruptionModeConflict(Rule):
         " `single` child breaks by losing pods one at a time (KEP-6012). The API server may not"
         " reject these yet (1.37), so they silently behave unlike what the manifest says. A Job"
         " `spec.scheduling` with `all` and a basic (or no) policy is rejected by the API server's Job"
-        " validation: that case is an error (see WAS003)."
+        " validation: that case is an error (upstream validation detects it, this rule words it)."
     )
     example = """\
 apiVersion: scheduling.k8s.io/v1beta1

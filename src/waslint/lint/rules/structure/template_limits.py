@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from waslint.knowledge.validation import ValidationIssue
 
 _NAME_ORIGINS = frozenset({"listType=map", "uniqueTemplateNames", "uniquePodGroupNames"})
-LEGACY_LIST = "podGroups"  # a 1.35 Workload's list (WAS002/WAS003 check it, WAS101 renames it)
 
 LIST_SIZE = Part(
     "list-size",
@@ -54,7 +53,11 @@ class TemplateLimits(Rule):
     name = "template-limits"
     severity = Severity.ERROR
     summary = "Workload template tree limits and the basic/gang and template-list unions."
-    what = "Fires in six parts, each on its own; the first five check a Workload's template tree:"
+    what = (
+        "Words upstream validation's errors (the one detector: the `+k8s:` unions, maxItems and"
+        " listType=map keys, and the hand-written tree checks of validation.go), in six parts,"
+        " each on its own; the first five concern a Workload's template tree:"
+    )
     parts = (LIST_SIZE, TREE_DEPTH, UNIQUE_TEMPLATE_NAMES, COMPOSITE_NEEDS_CHILD, TEMPLATE_LIST_UNION, POLICY_UNION)
     why = (
         "The API server rejects these objects (WorkloadMaxPodGroupTemplates = 8,"
