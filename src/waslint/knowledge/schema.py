@@ -29,7 +29,7 @@ import json
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.knowledge.releases import Release, parse_release
@@ -64,7 +64,7 @@ class SchemaIssue:
 
     path: JsonPath
     message: str
-    missing: str | None = None
+    missing: str | None = field(default=None, compare=False)
 
 
 # --------------------------------------------------------------------------- index
