@@ -996,9 +996,8 @@ def _command_name(arguments: list[str]) -> str:
 
 
 def _dispatch(words: list[str], prog: str) -> int:
-    top = group_help(prog, SUMMARY, COMMANDS, {"snapshot": SNAPSHOT_SUMMARY})
     if not words or words[0] in ("-h", "--help"):
-        sys.stdout.write(top)
+        sys.stdout.write(group_help(prog, SUMMARY, COMMANDS, {"snapshot": SNAPSHOT_SUMMARY}))
         return 0 if words else RUN_FAILED
     if words[0] == "--version":
         sys.stdout.write(f"waslint {__version__}\n")

@@ -63,10 +63,6 @@ class Layout:
         return None
 
 
-def may_need_layout(sources: Iterable[SourceFile]) -> bool:
-    return any(is_kustomization(source.path) or os.path.basename(source.path) == CHART_FILE for source in sources)
-
-
 def read_layout(
     sources: list[SourceFile], options: LintOptions, reported: Callable[[str], bool] | None = None
 ) -> Layout:
