@@ -25,7 +25,8 @@ from waslint.io.helm import CHART_FILE
 from waslint.io.loader import Document, SourceFile, parse_bytes, parse_text, read_source
 from waslint.lint.options import LintOptions
 from waslint.lint.registry import get_rule
-from waslint.sources.kustomize.graph import BuildGraph, Kustomization, Patch, is_kustomization
+from waslint.sources.kustomize import is_kustomization
+from waslint.sources.kustomize.graph import BuildGraph, Kustomization, Patch
 from waslint.sources.kustomize.origins import (
     AppliedPatch,
     Placement,
