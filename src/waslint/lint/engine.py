@@ -84,6 +84,7 @@ def lint_paths(
     name_stdin(sources, options.stdin_filename)
     # Everything loaded so far lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
+    gc.enable()  # off through the start-up (cli.main)
     try:
         result = lint_sources(sources, replace(options, stream=stream), config, release_positions=True, layout=layout)
     except StreamMiss:
