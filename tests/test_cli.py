@@ -226,6 +226,7 @@ NOT_AT_LINT_START = (
     "waslint.audit",
     "waslint.fix",
     "waslint.lint.fixers",
+    "waslint.io.helm",
     "subprocess",
     "difflib",
     "textwrap",

@@ -28,12 +28,10 @@ from dataclasses import dataclass, field
 
 import yaml
 
-PLACEHOLDER = "\ue000"
-CHART_FILE = "Chart.yaml"  # a folder holding it is a Helm chart (lint/gitops.py: each chart a scope)
+from waslint.io.helmtext import CHART_FILE, PLACEHOLDER
+
 # An action may span lines (Go allows newlines inside actions), but never holds another `{{`.
 _ACTION = re.compile(r"\{\{(?:(?!\{\{).)*?\}\}", re.DOTALL)
-_RUN = re.compile(PLACEHOLDER + "+")
-SHOWN_AS = "{{…}}"
 _OPENERS = frozenset({"if", "with", "range", "define", "block"})
 _SILENT = frozenset({"if", "with", "range", "define", "block", "else", "end", "break", "continue"})
 _WORD = re.compile(r"[A-Za-z_]+")
@@ -328,11 +326,6 @@ class _Blocks:
         if view == "first":
             return [(b.start, b.end) for b in self.branches if b.number > 0]
         return [(b.start, b.end) for b in self.branches if b.number < last[b.construct]]
-
-
-def shown(text: str) -> str:
-    """Text read from a masked template, as a person should see it."""
-    return _RUN.sub(SHOWN_AS, text) if PLACEHOLDER in text else text
 
 
 def is_template(path: str, text: str) -> bool:

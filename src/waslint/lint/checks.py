@@ -12,7 +12,7 @@ from waslint.core.codes import matches
 from waslint.core.model import Span
 from waslint.findings import Finding
 from waslint.io.config import Config
-from waslint.io.helm import shown
+from waslint.io.helmtext import shown
 from waslint.io.loader import SourceFile
 from waslint.lint.context import Context
 from waslint.lint.options import LintOptions

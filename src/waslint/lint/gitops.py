@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from waslint.core.model import Span
 from waslint.core.parallel import fork_map, split_evenly
 from waslint.findings import Finding
-from waslint.io.helm import CHART_FILE
+from waslint.io.helmtext import CHART_FILE
 from waslint.io.loader import Document, SourceFile, parse_bytes, parse_text, read_source
 from waslint.lint.options import LintOptions
 from waslint.lint.registry import get_rule

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from waslint.io.discover import discover_all
-from waslint.io.helm import CHART_FILE
+from waslint.io.helmtext import CHART_FILE
 from waslint.sources.kustomize import is_kustomization
 
 Excluder = list[str] | Callable[[str], bool]  # patterns, or Config.excludes
