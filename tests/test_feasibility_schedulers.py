@@ -221,6 +221,11 @@ def test_kai_subgroup_tree_minimums() -> None:
     assert problems == ["parent subgroup <nowhere> of <lost> not found"]
     _, problems = kai_subgroup_tree({"subGroups": [{"name": "x"}, {"name": "x"}]})
     assert problems == ["subgroup <x> already exists"]
+    # factory.go formatParentName lower-cases the parent before the lookup
+    _, problems = kai_subgroup_tree({"subGroups": [{"name": "a"}, {"name": "a-0", "parent": "A"}]})
+    assert problems == []
+    _, problems = kai_subgroup_tree({"subGroups": [{"name": "B"}, {"name": "b-0", "parent": "B"}]})
+    assert problems == ["parent subgroup <b> of <b-0> not found"]
 
 
 def test_kai_min_sub_group_lets_either_branch_complete_the_gang() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from waslint.core.model import Path
@@ -690,7 +691,7 @@ class _PodSet:
     template: PodTemplate
     count: int
 
-    @property
+    @cached_property
     def topology(self) -> PodSetTopology:
         return podset_topology(self.template.metadata, self.template.metadata_path)
 
