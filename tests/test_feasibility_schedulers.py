@@ -145,6 +145,20 @@ def test_podset_group_name_puts_leader_and_workers_in_one_domain() -> None:
     assert verdicts(nodes, [apart]) == [True]  # each PodSet in its own rack: workers r1, leader r2
 
 
+def test_kueue_rejects_malformed_podset_groups() -> None:
+    # kueue pkg/controller/jobframework/tas_validation.go ValidatePodSetGroupingTopology ("can only
+    # define groups where at least one pod set has only 1 replica") and ValidateTASPodSetRequest
+    # (podset-group-name "may not be set when neither ... nor ... is specified"); the workload is
+    # rejected, so the gang never starts.
+    grouped = f"kueue.x-k8s.io/podset-required-topology: {RACK}, kueue.x-k8s.io/podset-group-name: g"
+    leader_of_two = jobset(grouped, grouped).replace("parallelism: 1\n", "parallelism: 2\n")
+    (two_big,) = gangs_of(leader_of_two.replace("completions: 1\n", "completions: 2\n"))
+    assert any("at least one pod set has only 1 replica" in problem for problem in two_big.problems)
+    assert verdicts(rack_nodes({"r1": [8]}), [two_big]) == [False]
+    (bare,) = gangs_of(jobset("kueue.x-k8s.io/podset-group-name: g", "kueue.x-k8s.io/podset-group-name: g"))
+    assert any("may not be set when neither" in problem for problem in bare.problems)
+
+
 def test_a_lws_is_one_workload_per_group() -> None:
     # kueue pkg/controller/jobs/leaderworkerset/leaderworkerset_reconciler.go constructWorkload and
     # podSets: one Workload per group index, a leader PodSet of 1 and a worker PodSet of size - 1.

@@ -52,6 +52,9 @@ from waslint.objects.keys import (
     KUEUE_JOB_MIN_PARALLELISM,
     KUEUE_POD_GROUP_LABEL,
     KUEUE_POD_GROUP_TOTAL,
+    KUEUE_PODSET_GROUP,
+    KUEUE_PODSET_PREFERRED,
+    KUEUE_PODSET_REQUIRED,
     LWS,
     OWNER_KINDS,
     POD,
@@ -580,6 +583,7 @@ class GangReader:
                 podset
             )
         gangs = [self._kueue_unit(obj, name, members, path, minimum) for members in units.values()]
+        grouping = [problem for members in units.values() for problem in _grouping_problems(members)]
         if len(gangs) == 1:
             gang = gangs[0]
             gang.kind, gang.name = obj.kind, name
@@ -594,6 +598,7 @@ class GangReader:
             child.priority = gang.priority
         shown = ", ".join(f"{podset.name} {podset.count}" for podset in podsets)
         gang.notes.insert(0, f"Kueue (queue {queue}) admits the Workload all-or-nothing: PodSets {shown}")
+        gang.problems.extend(grouping)
         for podset in podsets:
             gang.problems.extend(f"PodSet {podset.name}: {problem}" for problem in podset.topology.problems)
             gang.notes.extend(f"PodSet {podset.name}: {key} is not modelled" for key in podset.topology.unmodelled)
@@ -713,6 +718,36 @@ def _role_podsets(templates: list[PodTemplate]) -> list[_PodSet]:
         else:
             roles[role] = _PodSet(f"role-{len(roles)}", template, 1)
     return list(roles.values())
+
+
+def _grouping_problems(podsets: list[_PodSet]) -> list[str]:
+    """What Kueue's webhook rejects in a PodSet group (kubernetes-sigs/kueue
+    pkg/controller/jobframework/tas_validation.go ValidatePodSetGroupingTopology): exactly 2 PodSets,
+    one of a single Pod, the same required or preferred level."""
+    group = podsets[0].topology.group
+    if group is None:
+        return []
+    where = f"{KUEUE_PODSET_GROUP} {group.value}"
+    if len(podsets) != 2:
+        return [f"{where}: can only define groups of exactly 2 pod sets, got: {len(podsets)} pod set(s)"]
+    first, second = podsets
+    problems = []
+    if first.count != 1 and second.count != 1:
+        problems.append(
+            f"{where}: can only define groups where at least one pod set has only 1 replica, got:"
+            f" {first.count} replica(s) and {second.count} replica(s) in the group"
+        )
+    levels = [(podset.topology.mode, _level(podset.topology)) for podset in podsets]
+    if levels[0] != levels[1]:
+        problems.append(
+            f"{where}: must specify '{KUEUE_PODSET_REQUIRED}' or '{KUEUE_PODSET_PREFERRED}' topology consistent"
+            " in both pod sets of the group"
+        )
+    return problems
+
+
+def _level(topology: PodSetTopology) -> str | None:
+    return topology.level.value if topology.level is not None else None
 
 
 def _min_parallelism(obj: KObject, count: int) -> int | None:

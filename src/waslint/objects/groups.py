@@ -337,9 +337,28 @@ def podset_topology(metadata: dict[str, Any], path: Path) -> PodSetTopology:
         elif _GO_BOOLS[unconstrained.value.lower()]:
             mode = "unconstrained"
     size = _slice_size(slice_level, slice_raw, problems)
-    group = located(KUEUE_PODSET_GROUP) if mode in ("required", "preferred") else None
+    group = located(KUEUE_PODSET_GROUP)
+    if group is not None:
+        problems.extend(_group_problems(group.value, required or preferred, slice_level, slice_raw))
+    group = group if mode in ("required", "preferred") else None
     unmodelled = (KUEUE_PODSET_SLICE_CONSTRAINTS,) if KUEUE_PODSET_SLICE_CONSTRAINTS in annotations else ()
     return PodSetTopology(mode, level, slice_level if size else None, size, group, tuple(problems), unmodelled)
+
+
+def _group_problems(name: str, level: Located | None, slice_level: Located | None, size: Located | None) -> list[str]:
+    """tas_validation.go ValidateTASPodSetRequest on podset-group-name."""
+    problems = []
+    if name.isdigit():
+        problems.append(f"{KUEUE_PODSET_GROUP}: must not be a number")
+    for other, present in ((KUEUE_PODSET_SLICE_SIZE, size), (KUEUE_PODSET_SLICE_REQUIRED, slice_level)):
+        if present is not None:
+            problems.append(f"{KUEUE_PODSET_GROUP}: may not be set when '{other}' is specified")
+    if level is None:
+        problems.append(
+            f"{KUEUE_PODSET_GROUP}: may not be set when neither '{KUEUE_PODSET_PREFERRED}' nor"
+            f" '{KUEUE_PODSET_REQUIRED}' is specified"
+        )
+    return problems
 
 
 # strconv.ParseBool's spellings
