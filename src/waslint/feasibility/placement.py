@@ -272,7 +272,58 @@ def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -
             break
     if chosen is not None:
         return Attempt(gang, True, chosen[0], _per_node(chosen[1]), need, fitting, room, assigned=chosen[1])
-    return Attempt(gang, False, best_value, placeable=best_placed, room=room)
+    attempt = Attempt(gang, False, best_value, placeable=best_placed, room=room, heuristic=len(merged) > 1)
+    small = all(len(nodes) <= EXACT_SEARCH_NODES for nodes in domains.values())
+    if sum(merged.values()) <= EXACT_SEARCH_PODS and small:
+        found = _search_choice(state, merged, floors, need, domains)
+        if found is not None:
+            value, pods = found
+            assigned = [(position, shape, 1) for position, shape in pods]
+            for position, shape, _ in assigned:
+                state.consume(position, shape, 1)
+            placement = _per_node(assigned)
+            return Attempt(gang, True, value, placement, need, [value], room, searched=True, assigned=assigned)
+        attempt.heuristic, attempt.searched = False, True
+    return attempt
+
+
+def _search_choice(
+    state: ClusterState,
+    merged: dict[PodShape, int],
+    floors: dict[PodShape, int],
+    need: int,
+    domains: dict[str, list[int]],
+) -> tuple[str, list[tuple[int, PodShape]]] | None:
+    """A small gang the greedy choice did not place: every selection of `need` members that keeps
+    the per-shape minimums, each searched exhaustively in every domain."""
+    shapes = sorted(merged, key=lambda shape: shape.size)
+    for selection in _selections(shapes, merged, floors, need):
+        pods = [shape for shape, count in zip(shapes, selection, strict=True) for _ in range(count)]
+        pods.sort(key=lambda shape: shape.size, reverse=True)
+        for value in sorted(domains):
+            found = exact_search(state, pods, domains[value])
+            if found is not None:
+                return value, found
+    return None
+
+
+def _selections(
+    shapes: list[PodShape], merged: dict[PodShape, int], floors: dict[PodShape, int], need: int
+) -> list[tuple[int, ...]]:
+    """Pods per shape, each between its minimum and its members, `need` in all."""
+    found: list[tuple[int, ...]] = []
+
+    def pick(position: int, left: int, chosen: tuple[int, ...]) -> None:
+        if position == len(shapes):
+            if left == 0:
+                found.append(chosen)
+            return
+        shape = shapes[position]
+        for count in range(floors.get(shape, 0), min(merged[shape], left) + 1):
+            pick(position + 1, left - count, (*chosen, count))
+
+    pick(0, need, ())
+    return found
 
 
 def _fill_choice(
