@@ -332,7 +332,9 @@ def test_volcano_task_minimum_that_cannot_be_met_blocks_the_gang() -> None:
     # allocating": minTaskMember {master: 2, worker: 0}, a 1-CPU master node: nothing is bound.
     tasks = "  minTaskMember: {master: 2, worker: 0}\n"
     (gang,) = gangs_of(volcano_group(2, tasks, MASTER_WORKER))
-    assert verdicts(role_nodes("1", "2"), [gang]) == [False]
+    (verdict,) = analyse(cluster(role_nodes("1", "2")), [gang]).verdicts
+    assert not verdict.feasible and verdict.placeable == 1
+    assert verdict.reasons[0] == "Resources were found for 1 pod while 2 are required for gang scheduling"
 
 
 def test_volcano_node_selector_mismatch_leaves_the_other_task() -> None:

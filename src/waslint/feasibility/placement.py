@@ -256,7 +256,16 @@ def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -
     best_value, best_placed = best_partial(room), 0
     fitting: list[str] = []
     chosen: tuple[str, list[tuple[int, PodShape, int]]] | None = None
+    per_shape = {shape: room_per_domain(state, shape, gang.topology_key, restrict) for shape in merged}
+
+    def may_fit(value: str) -> bool:  # each shape alone: its minimum fits, and all of them reach `need`
+        if any(per_shape[shape].get(value, 0) < floor for shape, floor in floors.items()):
+            return False
+        return sum(min(per_shape[shape].get(value, 0), count) for shape, count in merged.items()) >= need
+
     for value in sorted(domains, key=lambda value: (room.get(value, 0), value)):
+        if not may_fit(value):
+            continue
         mark = state.checkpoint()
         placed, assigned, complete = _fill_choice(state, mandatory, optional, need, domains[value])
         if complete:
@@ -272,6 +281,10 @@ def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -
             break
     if chosen is not None:
         return Attempt(gang, True, chosen[0], _per_node(chosen[1]), need, fitting, room, assigned=chosen[1])
+    if not best_placed and best_value in domains:  # every domain was ruled out: what the roomiest takes
+        mark = state.checkpoint()
+        best_placed = _fill_choice(state, mandatory, optional, need, domains[best_value])[0]
+        state.rollback(mark)
     attempt = Attempt(gang, False, best_value, placeable=best_placed, room=room, heuristic=len(merged) > 1)
     small = all(len(nodes) <= EXACT_SEARCH_NODES for nodes in domains.values())
     if sum(merged.values()) <= EXACT_SEARCH_PODS and small:
