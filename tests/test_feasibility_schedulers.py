@@ -10,8 +10,11 @@ cited by repository, file and test name:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from feasibility_helpers import RACK, ZONE, cluster, node, rack_nodes
 
+from conftest import FIXTURES, run_cli
 from waslint.feasibility.analysis import analyse
 from waslint.feasibility.gangs import collect
 from waslint.feasibility.model import Gang
@@ -21,6 +24,7 @@ from waslint.objects.index import ObjectIndex
 from waslint.objects.keys import READ_ANNOTATIONS, unread_keys
 
 BLOCK = "cloud.provider.com/topology-block"
+SNAPSHOT = FIXTURES / "snapshots" / "cluster.yaml"
 
 
 def gangs_of(text: str) -> list[Gang]:
@@ -390,3 +394,44 @@ def test_read_annotations_name_every_key_the_readers_use() -> None:
         ("kueue", "kueue.x-k8s.io/podset-slice-required-topology-constraints"),
         ("kai", "kai.scheduler/segment-size"),
     ]
+
+
+# --------------------------------------------------------------------------- end to end
+
+TAS_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: tas-train
+  namespace: research
+  labels:
+    kueue.x-k8s.io/queue-name: research
+spec:
+  parallelism: 6
+  completions: 6
+  template:
+    metadata:
+      annotations:
+        kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack
+    spec:
+      restartPolicy: Never
+      tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+      containers:
+      - name: main
+        image: trainer:1
+        resources: {requests: {nvidia.com/gpu: "4"}}
+"""
+
+
+def test_feasibility_places_a_kueue_job_in_one_rack_of_the_demo_snapshot(tmp_path: Path) -> None:
+    # The demo snapshot has at most 18 GPUs free in one rack: six 4-GPU Pods fit the cluster, not a rack.
+    manifest = tmp_path / "job.yaml"
+    manifest.write_text(TAS_JOB)
+    result = run_cli("feasibility", "--snapshot", str(SNAPSHOT), str(manifest))
+    assert result.returncode == 1, result.stderr
+    assert "Job research/tas-train" in result.stdout and "INFEASIBLE" in result.stdout
+    assert "Resources were found for 4 pods while 6 are required for gang scheduling in one" in result.stdout
+    assert "Kueue (queue research) admits the Workload all-or-nothing: PodSets main 6" in result.stdout
+    manifest.write_text(TAS_JOB.replace("    kueue.x-k8s.io/queue-name: research\n", "    app: train\n"))
+    plain = run_cli("feasibility", "--snapshot", str(SNAPSHOT), str(manifest))
+    assert plain.returncode == 0, plain.stdout  # without Kueue: six independent Pods, no rack constraint
