@@ -527,7 +527,8 @@ class GangReader:
         for template in templates:
             leader = template.role == "lws:leader"
             count = 1 if leader else (size - 1 if has_leader else size)
-            podsets.append(_PodSet("leader" if leader else "worker", template, count))
+            # leaderworkerset_reconciler.go podSets: "leader" and "worker", or "main" without a leader
+            podsets.append(_PodSet("leader" if leader else ("worker" if has_leader else "main"), template, count))
         path: Path = ("spec", "leaderWorkerTemplate", "size")
         return [self._kueue_workload(obj, f"{obj.name}/group-{index}", podsets, path, queue) for index in range(groups)]
 
