@@ -1,0 +1,63 @@
+"""The outcome of admitting one gang by its queue (`Admission`), shared by the per-scheduler quota
+models (`admission_kai.py`, `admission_kueue.py`, `admission_volcano.py`), and how amounts are
+worded in it ("8 nvidia.com/gpu", "12Gi memory")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from waslint.objects.quantity import Resources, show_amount
+from waslint.objects.shapes import Toleration
+
+
+@dataclass
+class Admission:
+    """`admitted` when the queue takes the gang now; otherwise `reasons[0]` says why in one line
+    (the verdict's first reason) and `waits` whether it can be admitted once the queue's use goes
+    down (False: the gang is larger than the queue can ever hold)."""
+
+    scheduler: str  # kai | kueue | volcano
+    queue: str
+    admitted: bool = True
+    waits: bool = True
+    reasons: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said beside an admitted gang's verdict
+    charge: Resources = field(default_factory=dict)  # what the gang adds to the queue's use once placed
+    preemptible: bool = True
+    cluster_queue: str | None = None  # Kueue: the ClusterQueue behind the LocalQueue
+    flavors: dict[str, str] = field(default_factory=dict)  # Kueue: resource -> the flavor assigned
+    flavor_charge: dict[tuple[str, str], int] = field(default_factory=dict)  # Kueue: (flavor, resource) -> amount
+    node_labels: dict[str, str] = field(default_factory=dict)  # Kueue: the assigned flavors' nodeLabels
+    tolerations: tuple[Toleration, ...] = ()  # Kueue: the assigned flavors' tolerations
+
+    def refuse(self, reason: str, waits: bool, detail: str | None = None) -> None:
+        self.admitted = False
+        self.waits = waits
+        self.reasons.append(reason)
+        if detail:
+            self.reasons.append(detail)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scheduler": self.scheduler,
+            "queue": self.queue,
+            "cluster_queue": self.cluster_queue,
+            "admitted": self.admitted,
+            "waits": self.waits if not self.admitted else None,
+            "reasons": self.reasons,
+            "notes": self.notes,
+            "flavors": self.flavors,
+        }
+
+    def summary(self) -> str:
+        if self.admitted:
+            flavors = ", ".join(f"{r}: {f}" for r, f in sorted(self.flavors.items()))
+            return f"admitted by queue {self.queue}" + (f" (flavors {flavors})" if flavors else "")
+        return self.reasons[0] if self.reasons else f"not admitted by queue {self.queue}"
+
+
+def amount_words(resource: str, amount: int, bare: bool = False) -> str:
+    """`8 nvidia.com/gpu` (or `8` when `bare`): a milli-unit amount with its resource."""
+    shown = show_amount(resource, amount)
+    return shown if bare else f"{shown} {resource}"
