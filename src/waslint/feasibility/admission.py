@@ -241,8 +241,8 @@ def over_quota(state: ClusterState, gang: Gang, admission: Admission) -> Verdict
     waits = "it waits until the queue's use goes down" if admission.waits else "it can never be admitted by this queue"
     capacity = verdict.reasons
     if attempt.feasible:
-        where = f"{gang.topology_key}={attempt.domain}" if gang.topology_key and attempt.domain else "the cluster"
-        said = [f"over quota, not out of capacity: the cluster has room for the gang now ({where})"]
+        where = f" (in {gang.topology_key}={attempt.domain})" if gang.topology_key and attempt.domain else ""
+        said = [f"over quota, not out of capacity: the cluster has room for the gang now{where}"]
     else:
         said = ["no capacity either: " + "; ".join(capacity[:2])] if capacity else []
     verdict.reasons = [*admission.reasons, f"not admitted by its queue: {waits}", *said]
