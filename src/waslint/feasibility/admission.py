@@ -18,10 +18,10 @@ from typing import Any
 from waslint.feasibility.admission_kai import KaiPod, KaiQueues
 from waslint.feasibility.admission_kueue import KueueQueues, with_flavors
 from waslint.feasibility.admission_volcano import VolcanoQueues
-from waslint.feasibility.capacity import ClusterState
-from waslint.feasibility.explain import Verdict, explain
+from waslint.feasibility.capacity import WHOLE, ClusterState
+from waslint.feasibility.explain import Verdict
 from waslint.feasibility.model import Gang, RunningPod
-from waslint.feasibility.placement import place
+from waslint.feasibility.placement import place, room_per_domain
 from waslint.feasibility.quota import Admission
 from waslint.objects.keys import KAI_PODGROUP, VOLCANO_JOB, VOLCANO_PODGROUP
 from waslint.objects.kobject import KObject, as_map, as_str
@@ -229,24 +229,39 @@ def as_admitted(gang: Gang, admission: Admission) -> Gang:
 
 def over_quota(state: ClusterState, gang: Gang, admission: Admission) -> Verdict:
     """The verdict of a gang its queue does not admit: the queue's words first, then whether the
-    cluster would have room for it (placed on a copy: nothing is consumed)."""
-    attempt = place(state, as_admitted(gang, admission), keep=False)
-    verdict = explain(state, attempt)
-    verdict.gang = gang
-    verdict.feasible = False
-    verdict.queue = admission
-    verdict.placement = {}
-    verdict.headroom = {}
-    verdict.tabled = set()
+    cluster would have room for it now (nothing is consumed)."""
+    admitted = as_admitted(gang, admission)
+    fits, domain, placeable = _room_now(state, admitted)
+    verdict = Verdict(gang, False, gang.required, placeable, gang.topology_key, domain, queue=admission)
     waits = "it waits until the queue's use goes down" if admission.waits else "it can never be admitted by this queue"
-    capacity = verdict.reasons
-    if attempt.feasible:
-        where = f" (in {gang.topology_key}={attempt.domain})" if gang.topology_key and attempt.domain else ""
-        said = [f"over quota, not out of capacity: the cluster has room for the gang now{where}"]
+    verdict.reasons = [*admission.reasons, f"not admitted by its queue: {waits}", *gang.problems]
+    if gang.problems:
+        return verdict
+    where = f" (in {gang.topology_key}={domain})" if gang.topology_key and domain else ""
+    if fits:
+        verdict.reasons.append(f"over quota, not out of capacity: the cluster has room for the gang now{where}")
     else:
-        said = ["no capacity either: " + "; ".join(capacity[:2])] if capacity else []
-    verdict.reasons = [*admission.reasons, f"not admitted by its queue: {waits}", *said]
+        verdict.reasons.append(
+            f"no capacity either: room for {placeable} of the {gang.required} pods{where or ' in the cluster'} now"
+        )
     return verdict
+
+
+def _room_now(state: ClusterState, gang: Gang) -> tuple[bool, str | None, int]:
+    """(fits, its domain or the roomiest, pods that fit there) without placing: a one-shape gang
+    is read from the shape's kept-up-to-date domain ranking, any other is placed on a copy."""
+    shapes = gang.shapes_to_place()
+    if gang.composite or gang.problems or len(shapes) != 1:
+        attempt = place(state, gang, keep=False)
+        domain = attempt.domain if attempt.domain != WHOLE else None
+        return attempt.feasible, domain, attempt.placeable
+    shape, need = shapes[0]
+    ranked = state.view(shape).ranked(gang.topology_key)
+    room = room_per_domain(state, shape, gang.topology_key, None)
+    fitting = ranked.at_least(need, 1)
+    best = fitting[0] if fitting else next(iter(ranked.largest(1)), None)
+    placeable = min(need, room.get(best, 0)) if best is not None else 0
+    return bool(fitting), (best if best != WHOLE else None), placeable
 
 
 def note_admission(verdict: Verdict, admission: Admission) -> None:

@@ -17,12 +17,19 @@ descendant (proportion.go updateQueuesResourceUsageForAllocatedJob charges every
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from waslint.feasibility.quota import Admission, amount_words
 from waslint.objects.quantity import GPU, Resources
 from waslint.objects.queues import KaiQueue, kai_resources
 
 UNITS = {GPU: "GPUs", "cpu": "CPU cores", "memory": "memory"}
+
+
+@cache
+def checked_resources() -> tuple[str, ...]:
+    """The Kubernetes resources a KAI queue bounds, in the order capacity_policy checks them."""
+    return tuple(resource for resource, _ in kai_resources().values())
 
 
 @dataclass
@@ -76,7 +83,7 @@ class KaiQueues:
         if name not in self.queues:
             admission.refuse(f"queue {name}: no such KAI Queue in the snapshot (KAI: QueueDoesNotExist)", waits=False)
             return admission
-        resources = [resource for resource, _ in kai_resources().values()]
+        resources = checked_resources()
         for queue in self.chain(name):
             for resource in resources:
                 need = requested.get(resource, 0)
@@ -117,7 +124,7 @@ class KaiQueues:
 
     def _over_quota_note(self, admission: Admission, name: str, requested: Resources) -> None:
         queue = self.queues[name]
-        for resource, _ in kai_resources().values():
+        for resource in checked_resources():
             need = requested.get(resource, 0)
             quota = queue.quota.get(resource)
             used = self.used.get(name, {}).get(resource, 0)

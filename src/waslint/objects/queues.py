@@ -285,21 +285,33 @@ class QueueRef:
     implied: bool = False  # not named: Volcano's default queue
 
 
+@cache
+def _queue_keys() -> tuple[tuple[str, ...], str, str, str]:
+    """(KAI queue labels, Kueue queue label, Volcano queue annotation, Volcano queue label)."""
+    table = queue_knowledge()
+    kai = tuple(str(key) for key in as_list(as_map(table.get("kai")).get("queue_labels")))
+    volcano = as_map(table.get("volcano"))
+    return (
+        kai,
+        str(as_map(table.get("kueue")).get("queue_label")),
+        str(volcano.get("queue_annotation")),
+        str(volcano.get("queue_label")),
+    )
+
+
 def queue_of_labels(labels: dict[str, Any], annotations: dict[str, Any]) -> QueueRef | None:
     """The queue named by an object's labels or annotations (a workload's, a template's, a pod's)."""
-    table = queue_knowledge()
-    for key in as_list(as_map(table.get("kai")).get("queue_labels")):
-        value = as_str(labels.get(str(key)))
+    if not labels and not annotations:
+        return None
+    kai, kueue, volcano_annotation, volcano_label = _queue_keys()
+    for key in kai:
+        value = as_str(labels.get(key))
         if value:
             return QueueRef("kai", value)
-    kueue_label = str(as_map(table.get("kueue")).get("queue_label"))
-    value = as_str(labels.get(kueue_label)) or as_str(annotations.get(kueue_label))
+    value = as_str(labels.get(kueue)) or as_str(annotations.get(kueue))
     if value:
         return QueueRef("kueue", value)
-    volcano = as_map(table.get("volcano"))
-    value = as_str(annotations.get(str(volcano.get("queue_annotation")))) or as_str(
-        labels.get(str(volcano.get("queue_label")))
-    )
+    value = as_str(annotations.get(volcano_annotation)) or as_str(labels.get(volcano_label))
     if value:
         return QueueRef("volcano", value)
     return None
