@@ -916,3 +916,77 @@ def test_a_queue_the_snapshot_lacks_is_said_not_checked(tmp_path: Path) -> None:
     group = next(group for group in report["groups"] if group["kind"] == "PodGroup")
     assert group["feasible"] is True
     assert any("the snapshot holds no KAI queues, so quota admission was not checked" in r for r in group["reasons"])
+
+
+def test_kai_parent_use_adds_the_children_s_recorded_status() -> None:
+    """A parent without a recorded status is charged its children's: the child's status.allocated
+    (the scheduler's account) counts as the child's use."""
+    book = kai_book(kai("parent", limit={"gpu": 4}), kai("child", parent="parent", allocated={GPU: "3"}))
+    assert book.used["parent"][GPU] == 3 * MILLI
+    assert not book.admit("child", {GPU: 2 * MILLI}, preemptible=True).admitted
+
+
+def test_a_was_podgroup_of_a_kueue_job_is_admitted_by_the_job_s_queue(tmp_path: Path) -> None:
+    """The queue label sits on the Job that owns the PodGroup's pods, not on the PodGroup."""
+    nodes = [node(f"n{i}", gpu=8) for i in range(2)]
+    snapshot = [
+        *nodes,
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default"}},
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "ClusterQueue",
+            "metadata": {"name": "cq"},
+            "spec": {
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["nvidia.com/gpu"],
+                        "flavors": [
+                            {"name": "default", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "4"}]}
+                        ],
+                    }
+                ]
+            },
+        },
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "LocalQueue",
+            "metadata": {"name": "lq", "namespace": "ml"},
+            "spec": {"clusterQueue": "cq"},
+        },
+    ]
+    manifests = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: train-workers
+  namespace: ml
+  ownerReferences:
+  - {apiVersion: batch/v1, kind: Job, name: train, uid: u1, controller: true}
+spec:
+  schedulingPolicy:
+    gang:
+      minCount: 2
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+  labels:
+    kueue.x-k8s.io/queue-name: lq
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      schedulingGroup: {podGroupName: train-workers}
+      containers:
+      - name: main
+        image: trainer
+        resources:
+          requests: {nvidia.com/gpu: "4"}
+"""
+    _, report, _ = feasibility(tmp_path, snapshot, manifests)
+    group = next(group for group in report["groups"] if group["kind"] == "PodGroup")
+    assert group["blocked_by_quota"] is True, group["reasons"]
+    assert "> maximum capacity (4)" in group["reasons"][0]

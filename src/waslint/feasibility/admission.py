@@ -128,8 +128,10 @@ def gang_queue(gang: Gang) -> QueueRef | None:
         ref = queue_of_labels(origin.labels, origin.annotations)
         if ref is not None:
             return ref
-    for template in gang.templates:
-        ref = queue_of_labels(template.labels, template.annotations)
+    for template in gang.templates:  # the pods' own metadata, then the object that runs them
+        ref = queue_of_labels(template.labels, template.annotations) or queue_of_labels(
+            template.owner.labels, template.owner.annotations
+        )
         if ref is not None:
             return ref
     for child in gang.children:

@@ -58,13 +58,11 @@ class KaiQueues:
         for queue in queues:
             if queue.parent:
                 children.setdefault(queue.parent, []).append(queue.name)
+        recorded = {queue.name: queue.allocated for queue in queues}
+        recorded_np = {queue.name: queue.allocated_non_preemptible for queue in queues}
         for queue in queues:
-            book.used[queue.name] = _subtree(queue.name, own, children, set())
-            book.used_non_preemptible[queue.name] = _subtree(queue.name, own_np, children, set())
-            if queue.allocated is not None:
-                book.used[queue.name] = dict(queue.allocated)
-            if queue.allocated_non_preemptible is not None:
-                book.used_non_preemptible[queue.name] = dict(queue.allocated_non_preemptible)
+            book.used[queue.name] = _use(queue.name, own, recorded, children, set())
+            book.used_non_preemptible[queue.name] = _use(queue.name, own_np, recorded_np, children, set())
         return book
 
     def chain(self, name: str) -> list[KaiQueue]:
@@ -151,10 +149,21 @@ def _add(total: Resources, more: Resources) -> None:
         total[name] = total.get(name, 0) + value
 
 
-def _subtree(name: str, own: dict[str, Resources], children: dict[str, list[str]], seen: set[str]) -> Resources:
+def _use(
+    name: str,
+    own: dict[str, Resources],
+    recorded: dict[str, Resources | None],
+    children: dict[str, list[str]],
+    seen: set[str],
+) -> Resources:
+    """A queue's use: its recorded status when the snapshot has it, else its own pods' requests
+    plus its children's use (a parent cycle is cut)."""
     seen.add(name)
+    status = recorded.get(name)
+    if status is not None:
+        return dict(status)
     total = dict(own.get(name, {}))
     for child in children.get(name, []):
         if child not in seen:
-            _add(total, _subtree(child, own, children, seen))
+            _add(total, _use(child, own, recorded, children, seen))
     return total

@@ -37,21 +37,22 @@ class VolcanoQueues:
         for name, requests in pods:
             _add(own.setdefault(name, {}), requests)
         for queue in queues:
-            if queue.allocated is not None:
-                book.used[queue.name] = dict(queue.allocated)
-            else:
-                book.used[queue.name] = book._subtree(queue.name, own, set())
+            book.used[queue.name] = book._use(queue.name, own, set())
         return book
 
     def _children(self, name: str) -> list[str]:
         return [queue.name for queue in self.queues.values() if queue.parent == name]
 
-    def _subtree(self, name: str, own: dict[str, Resources], seen: set[str]) -> Resources:
+    def _use(self, name: str, own: dict[str, Resources], seen: set[str]) -> Resources:
+        """Its status.allocated when recorded, else its own pods plus its children's use."""
         seen.add(name)
+        recorded = self.queues[name].allocated if name in self.queues else None
+        if recorded is not None:
+            return dict(recorded)
         total = dict(own.get(name, {}))
         for child in self._children(name):
             if child not in seen:
-                _add(total, self._subtree(child, own, seen))
+                _add(total, self._use(child, own, seen))
         return total
 
     def chain(self, name: str) -> list[VolcanoQueue]:

@@ -198,6 +198,8 @@ def findings_for(located: list[Located]) -> list[Finding]:
 
 
 def message(verdict: Verdict) -> str:
+    if verdict.over_quota:
+        return f"{verdict.gang} is not admitted by its queue on the snapshot's cluster: {verdict.summary_line()}"
     return f"{verdict.gang} cannot be placed all-or-nothing on the snapshot's cluster: {verdict.summary_line()}"
 
 
