@@ -723,6 +723,7 @@ def test_over_quota_and_no_capacity_are_told_apart(tmp_path: Path) -> None:
     assert small["reasons"][0] == "queue team-a: limit 8 nvidia.com/gpu, 6 in use, the gang needs 4"
     assert "over quota, not out of capacity" in " ".join(small["reasons"])
     assert small["queue"]["scheduler"] == "kai" and small["queue"]["waits"] is True
+    assert small["queue"]["name"] == "team-a" and small["queue"]["verdict"] == "waits"
     big = next(group for key, group in groups.items() if key[1] == "big")
     assert big["blocked_by_quota"] is True and "QueueDoesNotExist" in big["reasons"][0]
     assert report["summary"]["over_quota"] == 2
@@ -906,7 +907,7 @@ spec:
 """
     _, report, _ = feasibility(tmp_path, [*nodes, queue], manifests)
     group = next(group for group in report["groups"] if group["kind"] == "PodGroup")
-    assert group["blocked_by_quota"] is True and not group["queue"]["waits"]
+    assert group["blocked_by_quota"] is True and group["queue"]["verdict"] == "never"
     assert group["reasons"][0] == "queue research: capability 4 nvidia.com/gpu, 0 in use, the gang needs 6"
 
 
@@ -914,7 +915,7 @@ def test_a_queue_the_snapshot_lacks_is_said_not_checked(tmp_path: Path) -> None:
     nodes = [node("n0", gpu=8)]
     _, report, _ = feasibility(tmp_path, nodes, kai_podgroup("g", "team-a", 1, 1))
     group = next(group for group in report["groups"] if group["kind"] == "PodGroup")
-    assert group["feasible"] is True
+    assert group["feasible"] is True and group["queue"]["verdict"] == "unchecked"
     assert any("the snapshot holds no KAI queues, so quota admission was not checked" in r for r in group["reasons"])
 
 

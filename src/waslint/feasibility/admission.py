@@ -204,7 +204,7 @@ def admit(book: QueueBook, gang: Gang) -> Admission | None:
         return book.volcano.admit(ref.name, requested)
     if ref.implied:
         return None
-    unchecked = Admission(ref.scheduler, ref.name)
+    unchecked = Admission(ref.scheduler, ref.name, checked=False)
     unchecked.notes.append(
         f"queue {ref.name} ({SCHEDULER_NAMES[ref.scheduler]}): the snapshot holds no"
         f" {SCHEDULER_NAMES[ref.scheduler]} queues, so quota admission was not checked"

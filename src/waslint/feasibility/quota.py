@@ -30,6 +30,16 @@ class Admission:
     flavor_charge: dict[tuple[str, str], int] = field(default_factory=dict)  # Kueue: (flavor, resource) -> amount
     node_labels: dict[str, str] = field(default_factory=dict)  # Kueue: the assigned flavors' nodeLabels
     tolerations: tuple[Toleration, ...] = ()  # Kueue: the assigned flavors' tolerations
+    checked: bool = True  # False: the snapshot holds none of the scheduler's queues
+
+    @property
+    def verdict(self) -> str:
+        """admitted | waits (over quota until the queue's use goes down) | never | unchecked."""
+        if not self.checked:
+            return "unchecked"
+        if self.admitted:
+            return "admitted"
+        return "waits" if self.waits else "never"
 
     def refuse(self, reason: str, waits: bool, detail: str | None = None) -> None:
         self.admitted = False
@@ -40,8 +50,9 @@ class Admission:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "name": self.queue,
+            "verdict": self.verdict,
             "scheduler": self.scheduler,
-            "queue": self.queue,
             "cluster_queue": self.cluster_queue,
             "admitted": self.admitted,
             "waits": self.waits if not self.admitted else None,
