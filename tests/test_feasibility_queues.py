@@ -709,6 +709,50 @@ def feasibility(tmp_path: Path, snapshot: list[dict[str, Any]], manifests: str) 
     return result.returncode, json.loads(result.stdout), text
 
 
+def kueue_objects(nominal: str, flavor: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """A ResourceFlavor (`default`, or the one given), a ClusterQueue `cq` of `nominal` GPUs in it and
+    the LocalQueue ml/lq pointing at it."""
+    group = "kueue.x-k8s.io/v1beta2"
+    flavor = flavor or {"metadata": {"name": "default"}}
+    name = flavor["metadata"]["name"]
+    quota = {"name": name, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": nominal}]}
+    spec = {"resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [quota]}]}
+    return [
+        {"apiVersion": group, "kind": "ResourceFlavor", **flavor},
+        {"apiVersion": group, "kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": spec},
+        {
+            "apiVersion": group,
+            "kind": "LocalQueue",
+            "metadata": {"name": "lq", "namespace": "ml"},
+            "spec": {"clusterQueue": "cq"},
+        },
+    ]
+
+
+def kueue_job(pods: int, gpus: int, gang: bool = False) -> str:
+    """A Job in the LocalQueue ml/lq (a gang of all its pods when `gang`)."""
+    scheduling = f"  scheduling:\n    schedulingPolicy:\n      gang:\n        minCount: {pods}\n" if gang else ""
+    return f"""\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+  labels:
+    kueue.x-k8s.io/queue-name: lq
+spec:
+  parallelism: {pods}
+{scheduling}  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: trainer
+        resources:
+          requests: {{nvidia.com/gpu: "{gpus}"}}
+"""
+
+
 def test_over_quota_and_no_capacity_are_told_apart(tmp_path: Path) -> None:
     """The issue's words: "queue team-a: limit 8 nvidia.com/gpu, 6 in use, the gang needs 4"."""
     nodes = [node(f"n{i}", gpu=8) for i in range(2)]
@@ -746,57 +790,9 @@ def test_kueue_flavor_restricts_where_the_gang_is_placed(tmp_path: Path) -> None
     """Kueue admits the Job into flavor a100 (nodeLabels pool=a100): the free h100 nodes are not
     used; the capacity verdict counts them as excluded by the injected node selector."""
     nodes = [node("a1", gpu=8, labels={"pool": "a100"}), node("h1", gpu=8, labels={"pool": "h100"})]
-    snapshot = [
-        *nodes,
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "ResourceFlavor",
-            "metadata": {"name": "a100"},
-            "spec": {"nodeLabels": {"pool": "a100"}},
-        },
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "ClusterQueue",
-            "metadata": {"name": "cq"},
-            "spec": {
-                "resourceGroups": [
-                    {
-                        "coveredResources": ["nvidia.com/gpu"],
-                        "flavors": [{"name": "a100", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "16"}]}],
-                    }
-                ]
-            },
-        },
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "LocalQueue",
-            "metadata": {"name": "lq", "namespace": "ml"},
-            "spec": {"clusterQueue": "cq"},
-        },
-    ]
-    manifests = """\
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: train
-  namespace: ml
-  labels:
-    kueue.x-k8s.io/queue-name: lq
-spec:
-  parallelism: 2
-  scheduling:
-    schedulingPolicy:
-      gang:
-        minCount: 2
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: main
-        image: trainer
-        resources:
-          requests: {nvidia.com/gpu: "8"}
-"""
+    a100 = {"metadata": {"name": "a100"}, "spec": {"nodeLabels": {"pool": "a100"}}}
+    snapshot = [*nodes, *kueue_objects("16", a100)]
+    manifests = kueue_job(pods=2, gpus=8, gang=True)
     code, report, _ = feasibility(tmp_path, snapshot, manifests)
     group = report["groups"][0]
     assert code == 1 and group["blocked_by_quota"] is False
@@ -807,56 +803,9 @@ spec:
 
 def test_kueue_admitted_workloads_use_the_quota(tmp_path: Path) -> None:
     nodes = [node(f"n{i}", gpu=8) for i in range(2)]
-    snapshot = [
-        *nodes,
-        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default"}},
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "ClusterQueue",
-            "metadata": {"name": "cq"},
-            "spec": {
-                "resourceGroups": [
-                    {
-                        "coveredResources": ["nvidia.com/gpu"],
-                        "flavors": [
-                            {"name": "default", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "8"}]}
-                        ],
-                    }
-                ]
-            },
-        },
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "LocalQueue",
-            "metadata": {"name": "lq", "namespace": "ml"},
-            "spec": {"clusterQueue": "cq"},
-        },
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "Workload",
-            "metadata": {"name": "w", "namespace": "ml"},
-            **workload("cq", {"nvidia.com/gpu": "6"}, "default"),
-        },
-    ]
-    manifests = """\
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: train
-  namespace: ml
-  labels:
-    kueue.x-k8s.io/queue-name: lq
-spec:
-  parallelism: 1
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: main
-        image: trainer
-        resources:
-          requests: {nvidia.com/gpu: "4"}
-"""
+    held = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": "w", "namespace": "ml"}}
+    snapshot = [*nodes, *kueue_objects("8"), {**held, **workload("cq", {"nvidia.com/gpu": "6"}, "default")}]
+    manifests = kueue_job(pods=1, gpus=4)
     _, report, _ = feasibility(tmp_path, snapshot, manifests)
     group = report["groups"][0]
     assert group["blocked_by_quota"] is True
@@ -930,31 +879,7 @@ def test_kai_parent_use_adds_the_children_s_recorded_status() -> None:
 def test_a_was_podgroup_of_a_kueue_job_is_admitted_by_the_job_s_queue(tmp_path: Path) -> None:
     """The queue label sits on the Job that owns the PodGroup's pods, not on the PodGroup."""
     nodes = [node(f"n{i}", gpu=8) for i in range(2)]
-    snapshot = [
-        *nodes,
-        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default"}},
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "ClusterQueue",
-            "metadata": {"name": "cq"},
-            "spec": {
-                "resourceGroups": [
-                    {
-                        "coveredResources": ["nvidia.com/gpu"],
-                        "flavors": [
-                            {"name": "default", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "4"}]}
-                        ],
-                    }
-                ]
-            },
-        },
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "LocalQueue",
-            "metadata": {"name": "lq", "namespace": "ml"},
-            "spec": {"clusterQueue": "cq"},
-        },
-    ]
+    snapshot = [*nodes, *kueue_objects("4")]
     manifests = """\
 apiVersion: scheduling.k8s.io/v1beta1
 kind: PodGroup

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from waslint.feasibility.quota import Admission, amount_words
+from waslint.feasibility.quota import Admission, add_resources, amount_words, parent_chain
 from waslint.objects.quantity import GPU, Resources
 from waslint.objects.queues import KaiQueue, kai_resources
 
@@ -51,9 +51,9 @@ class KaiQueues:
         own: dict[str, Resources] = {}
         own_np: dict[str, Resources] = {}
         for pod in pods:
-            _add(own.setdefault(pod.queue, {}), pod.requests)
+            add_resources(own.setdefault(pod.queue, {}), pod.requests)
             if not pod.preemptible:
-                _add(own_np.setdefault(pod.queue, {}), pod.requests)
+                add_resources(own_np.setdefault(pod.queue, {}), pod.requests)
         children: dict[str, list[str]] = {}
         for queue in queues:
             if queue.parent:
@@ -66,15 +66,8 @@ class KaiQueues:
         return book
 
     def chain(self, name: str) -> list[KaiQueue]:
-        """The queue and its ancestors, leaf first (a parent cycle ends the walk)."""
-        found: list[KaiQueue] = []
-        seen: set[str] = set()
-        current: str | None = name
-        while current is not None and current in self.queues and current not in seen:
-            seen.add(current)
-            found.append(self.queues[current])
-            current = self.queues[current].parent
-        return found
+        """The queue and its ancestors, leaf first."""
+        return parent_chain(name, self.queues, lambda queue: queue.parent)
 
     def admit(self, name: str, requested: Resources, preemptible: bool) -> Admission:
         admission = Admission("kai", name)
@@ -139,14 +132,9 @@ class KaiQueues:
     def commit(self, admission: Admission) -> None:
         """A placed gang's use counts against its queue and every ancestor for the gangs after it."""
         for queue in self.chain(admission.queue):
-            _add(self.used.setdefault(queue.name, {}), admission.charge)
+            add_resources(self.used.setdefault(queue.name, {}), admission.charge)
             if not admission.preemptible:
-                _add(self.used_non_preemptible.setdefault(queue.name, {}), admission.charge)
-
-
-def _add(total: Resources, more: Resources) -> None:
-    for name, value in more.items():
-        total[name] = total.get(name, 0) + value
+                add_resources(self.used_non_preemptible.setdefault(queue.name, {}), admission.charge)
 
 
 def _use(
@@ -165,5 +153,5 @@ def _use(
     total = dict(own.get(name, {}))
     for child in children.get(name, []):
         if child not in seen:
-            _add(total, _use(child, own, recorded, children, seen))
+            add_resources(total, _use(child, own, recorded, children, seen))
     return total

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from waslint.feasibility.quota import Admission, amount_words
+from waslint.feasibility.quota import Admission, add_resources, amount_words, parent_chain
 from waslint.objects.quantity import PODS, Resources
 from waslint.objects.queues import VolcanoQueue
 
@@ -35,7 +35,7 @@ class VolcanoQueues:
         book = cls({queue.name: queue for queue in queues}, total)
         own: dict[str, Resources] = {}
         for name, requests in pods:
-            _add(own.setdefault(name, {}), requests)
+            add_resources(own.setdefault(name, {}), requests)
         for queue in queues:
             book.used[queue.name] = book._use(queue.name, own, set())
         return book
@@ -52,18 +52,12 @@ class VolcanoQueues:
         total = dict(own.get(name, {}))
         for child in self._children(name):
             if child not in seen:
-                _add(total, self._use(child, own, seen))
+                add_resources(total, self._use(child, own, seen))
         return total
 
     def chain(self, name: str) -> list[VolcanoQueue]:
-        found: list[VolcanoQueue] = []
-        seen: set[str] = set()
-        current: str | None = name
-        while current is not None and current in self.queues and current not in seen:
-            seen.add(current)
-            found.append(self.queues[current])
-            current = self.queues[current].parent
-        return found
+        """The queue and its ancestors, leaf first."""
+        return parent_chain(name, self.queues, lambda queue: queue.parent)
 
     def real_capability(self, queue: VolcanoQueue, resource: str) -> int:
         guarantees = sum(other.guarantee.get(resource, 0) for other in self.queues.values())
@@ -122,9 +116,4 @@ class VolcanoQueues:
 
     def commit(self, admission: Admission) -> None:
         for queue in self.chain(admission.queue):
-            _add(self.used.setdefault(queue.name, {}), admission.charge)
-
-
-def _add(total: Resources, more: Resources) -> None:
-    for name, value in more.items():
-        total[name] = total.get(name, 0) + value
+            add_resources(self.used.setdefault(queue.name, {}), admission.charge)

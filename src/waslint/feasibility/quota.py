@@ -4,8 +4,9 @@ worded in it ("8 nvidia.com/gpu", "12Gi memory")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from waslint.objects.quantity import Resources, show_amount
 from waslint.objects.shapes import Toleration
@@ -72,3 +73,23 @@ def amount_words(resource: str, amount: int, bare: bool = False) -> str:
     """`8 nvidia.com/gpu` (or `8` when `bare`): a milli-unit amount with its resource."""
     shown = show_amount(resource, amount)
     return shown if bare else f"{shown} {resource}"
+
+
+Queue = TypeVar("Queue")
+
+
+def parent_chain(name: str, queues: dict[str, Queue], parent_of: Callable[[Queue], str | None]) -> list[Queue]:
+    """The queue and its ancestors, leaf first; a parent cycle or a missing parent ends the walk."""
+    found: list[Queue] = []
+    seen: set[str] = set()
+    current: str | None = name
+    while current is not None and current in queues and current not in seen:
+        seen.add(current)
+        found.append(queues[current])
+        current = parent_of(queues[current])
+    return found
+
+
+def add_resources(total: Resources, more: Resources) -> None:
+    for name, value in more.items():
+        total[name] = total.get(name, 0) + value
