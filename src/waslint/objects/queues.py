@@ -1,7 +1,8 @@
 """Queue objects as their schedulers read them, and the queue a workload names: KAI `Queue`
 (`scheduling.run.ai/v2`), Kueue `ClusterQueue`, `LocalQueue`, `ResourceFlavor` and admitted
-`Workload`s (`kueue.x-k8s.io`), Volcano `Queue` (`scheduling.volcano.sh`). Kinds, labels and
-constants are data (`knowledge/queues.yaml`); what fits a quota is `feasibility/admission_*.py`.
+`Workload`s (`kueue.x-k8s.io`), Volcano `Queue` (`scheduling.volcano.sh`). Kinds and
+constants are data (`knowledge/queues.yaml`), the labels that name a queue `objects/keys.py`'s;
+what fits a quota is `feasibility/admission_*.py`.
 
 Every amount is an int in milli-units of its Kubernetes resource (`objects/quantity.py`), so a
 KAI CPU quota in millicores and a Kueue `nominalQuota: 4` compare with pod requests directly.
@@ -15,6 +16,13 @@ from functools import cache
 from typing import Any
 
 from waslint.knowledge.tables import load_table
+from waslint.objects.keys import (
+    KAI_PREEMPTIBILITY_LABEL,
+    KAI_QUEUE_LABELS,
+    KUEUE_QUEUE_LABEL,
+    VOLCANO_QUEUE_ANNOTATION,
+    VOLCANO_QUEUE_LABEL,
+)
 from waslint.objects.kobject import as_list, as_map, as_str
 from waslint.objects.quantity import Resources, milli, number, resource_map
 
@@ -109,7 +117,7 @@ def kai_preemptible(labels: dict[str, Any], spec_preemptibility: str | None, pri
     """KAI CalculatePreemptibility: the explicit value (PodGroup spec, else the label), else
     preemptible below priority 100."""
     kai = as_map(queue_knowledge().get("kai"))
-    explicit = spec_preemptibility or as_str(labels.get(str(kai.get("preemptibility_label"))))
+    explicit = spec_preemptibility or as_str(labels.get(KAI_PREEMPTIBILITY_LABEL))
     if explicit in ("preemptible", "non-preemptible"):
         return explicit == "preemptible"
     threshold = kai.get("non_preemptible_priority", 100)
@@ -285,33 +293,18 @@ class QueueRef:
     implied: bool = False  # not named: Volcano's default queue
 
 
-@cache
-def _queue_keys() -> tuple[tuple[str, ...], str, str, str]:
-    """(KAI queue labels, Kueue queue label, Volcano queue annotation, Volcano queue label)."""
-    table = queue_knowledge()
-    kai = tuple(str(key) for key in as_list(as_map(table.get("kai")).get("queue_labels")))
-    volcano = as_map(table.get("volcano"))
-    return (
-        kai,
-        str(as_map(table.get("kueue")).get("queue_label")),
-        str(volcano.get("queue_annotation")),
-        str(volcano.get("queue_label")),
-    )
-
-
 def queue_of_labels(labels: dict[str, Any], annotations: dict[str, Any]) -> QueueRef | None:
     """The queue named by an object's labels or annotations (a workload's, a template's, a pod's)."""
     if not labels and not annotations:
         return None
-    kai, kueue, volcano_annotation, volcano_label = _queue_keys()
-    for key in kai:
+    for key in KAI_QUEUE_LABELS:
         value = as_str(labels.get(key))
         if value:
             return QueueRef("kai", value)
-    value = as_str(labels.get(kueue)) or as_str(annotations.get(kueue))
+    value = as_str(labels.get(KUEUE_QUEUE_LABEL)) or as_str(annotations.get(KUEUE_QUEUE_LABEL))
     if value:
         return QueueRef("kueue", value)
-    value = as_str(annotations.get(volcano_annotation)) or as_str(labels.get(volcano_label))
+    value = as_str(annotations.get(VOLCANO_QUEUE_ANNOTATION)) or as_str(labels.get(VOLCANO_QUEUE_LABEL))
     if value:
         return QueueRef("volcano", value)
     return None
@@ -330,10 +323,4 @@ def pod_queue(item: dict[str, Any]) -> QueueRef | None:
 def queue_labels_to_keep() -> tuple[str, ...]:
     """The Pod labels `snapshot capture` keeps: those that charge a pod to a queue, and KAI's
     preemptibility (a non-preemptible pod counts against its queue's quota)."""
-    table = queue_knowledge()
-    kai = as_map(table.get("kai"))
-    keys = [str(key) for key in as_list(kai.get("queue_labels"))]
-    keys.append(str(kai.get("preemptibility_label")))
-    keys.append(str(as_map(table.get("kueue")).get("queue_label")))
-    keys.append(str(as_map(table.get("volcano")).get("queue_label")))
-    return tuple(keys)
+    return (*KAI_QUEUE_LABELS, KAI_PREEMPTIBILITY_LABEL, KUEUE_QUEUE_LABEL, VOLCANO_QUEUE_LABEL)
