@@ -203,3 +203,58 @@ def test_drain_and_add_nodes_answer_the_autoscaler_question() -> None:
     drained = run(nodes, [gang("two", shape(gpu=8), 2, key=RACK)], what_if=WhatIf(drain=["gpu-b"])).verdicts[0]
     assert not drained.feasible
     assert drained.exclusions["drained (--drain)"] == 1
+
+
+# --------------------------------------------------------------------------- domains are paths (issue 17 item 3)
+
+
+def kueue_tree() -> list[dict[str, object]]:
+    """kueue pkg/cache/scheduler/tas_cache_test.go TestFindTopologyAssignments `defaultNodes`:
+    b1 { r1: x3, r2: x5 x1 x6 }, b2 { r1: x2, r2: x4 }; every node 1 CPU but x4 (2 CPU, 40 pods)."""
+    return [
+        kueue_node("b1-r1-x3", "b1", "r1", "1"),
+        kueue_node("b1-r2-x5", "b1", "r2", "1"),
+        kueue_node("b1-r2-x1", "b1", "r2", "1"),
+        kueue_node("b1-r2-x6", "b1", "r2", "1"),
+        kueue_node("b2-r2-x2", "b2", "r1", "1"),
+        kueue_node("b2-r2-x4", "b2", "r2", "2", pods=40),
+    ]
+
+
+def path_gang(name: str, pods: int) -> Gang:
+    found = gang(name, shape(cpu="1"), pods, key=KUEUE_RACK)
+    found.domain_levels = (KUEUE_BLOCK,)
+    return found
+
+
+def test_kueue_rack_r1_of_two_blocks_are_two_racks() -> None:
+    # kueue tas_cache_test.go TestFindTopologyAssignments "rack required; single Pod fits in a
+    # rack; BestFit": levels [block, rack], 1 pod of 1 CPU -> domain [b1, r1] (x3). Merged by the
+    # rack value alone, "r1" would hold x3 and x2 (of block b2) and look like room for 2.
+    verdict = run(kueue_tree(), [path_gang("ps", 1)]).verdicts[0]
+    assert verdict.feasible
+    assert verdict.domain == "b1/r1"
+    assert verdict.placement == {"b1-r1-x3": 1}
+    assert verdict.to_json(None, None)["domain"]["levels"] == [
+        {"key": KUEUE_BLOCK, "value": "b1"},
+        {"key": KUEUE_RACK, "value": "r1"},
+    ]
+
+
+def test_kueue_rack_required_multiple_pods_stay_inside_one_block() -> None:
+    # kueue tas_cache_test.go TestFindTopologyAssignments "rack required; multiple Pods fit in a
+    # rack; BestFit": 3 pods of 1 CPU -> [b1, r2] (x5, x1, x6). Merged, "r2" would be 5 CPUs over
+    # both blocks and the fill would start on x4 in block b2.
+    verdict = run(kueue_tree(), [path_gang("ps", 3)]).verdicts[0]
+    assert verdict.domain == "b1/r2"
+    assert verdict.placement == {"b1-r2-x5": 1, "b1-r2-x1": 1, "b1-r2-x6": 1}
+
+
+def test_rack_of_one_block_cannot_borrow_from_the_same_name_in_another() -> None:
+    # the same tree, 4 pods in one rack: no path rack holds 4 (b1/r2 holds 3), while the merged
+    # "r2" (x5, x1, x6, x4: 5 CPUs) would say it fits.
+    verdict = run(kueue_tree(), [path_gang("ps", 4)]).verdicts[0]
+    assert not verdict.feasible
+    assert (verdict.domain, verdict.placeable) == ("b1/r2", 3)
+    plain = run(kueue_tree(), [gang("ps", shape(cpu="1"), 4, key=KUEUE_RACK)]).verdicts[0]
+    assert plain.feasible  # upstream TopologyPlacement groups by the value alone: WAS gangs keep that

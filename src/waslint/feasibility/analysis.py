@@ -13,7 +13,8 @@ from waslint.feasibility.dra import node_devices
 from waslint.feasibility.explain import Verdict, explain, gpu_units
 from waslint.feasibility.model import Gang, NodeInfo, RunningPod, node_from_dict, priority_table, running_pod_from_dict
 from waslint.feasibility.placement import domain_nodes, node_set, place, run_order
-from waslint.objects.keys import HOSTNAME
+from waslint.objects.keys import HOSTNAME, KAI_PODGROUP
+from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
 
 PREEMPT_DOMAINS = 8  # domains tried for the cheapest victim set
 
@@ -103,6 +104,62 @@ def _added_nodes(nodes: list[NodeInfo], what_if: WhatIf) -> list[NodeInfo]:
     return added
 
 
+# --------------------------------------------------------------------------- topology levels
+
+KUEUE_PREFIX = "kueue.x-k8s.io/"
+
+
+def topology_levels(items: list[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
+    """(scheduler, Topology name) -> its `spec.levels[].nodeLabel`, coarsest first; scheduler is
+    `kai` (kai.scheduler Topology) or `kueue` (kueue.x-k8s.io Topology)."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for item in items:
+        group = str(item.get("apiVersion") or "").split("/", 1)[0]
+        scheduler = "kai" if group == "kai.scheduler" else "kueue" if group == "kueue.x-k8s.io" else None
+        name = as_str(as_map(item.get("metadata")).get("name"))
+        levels = [as_str(as_map(level).get("nodeLabel")) for level in as_list(as_map(item.get("spec")).get("levels"))]
+        if scheduler is not None and name is not None and all(levels):
+            found[(scheduler, name)] = [level for level in levels if level is not None]
+    return found
+
+
+def assign_levels(gangs: list[Gang], topologies: dict[tuple[str, str], list[str]]) -> None:
+    """Kueue and KAI name a domain by the values of every level above it (`rack-1` in block b1 and
+    `rack-1` in block b2 are two racks): a gang of theirs whose key is a level of its Topology gets
+    the levels above it. Upstream (TopologyPlacement) groups by the key's value alone: WAS gangs
+    keep it."""
+    for gang in gangs:
+        levels = _levels_of(gang, topologies)
+        _set_levels(gang, levels)
+
+
+def _set_levels(gang: Gang, levels: list[str] | None) -> None:
+    if levels and gang.topology_key in levels:
+        gang.domain_levels = tuple(levels[: levels.index(gang.topology_key)])
+    for child in gang.children:
+        _set_levels(child, levels)
+
+
+def _levels_of(gang: Gang, topologies: dict[tuple[str, str], list[str]]) -> list[str] | None:
+    origin = gang.origin
+    if not isinstance(origin, KObject):
+        return None
+    if (origin.group, origin.kind) == KAI_PODGROUP:
+        name = as_str(dig(origin.spec, "topologyConstraint", "topology"))
+        return topologies.get(("kai", name)) if name is not None else None
+    if not _kueue_managed(origin, gang):
+        return None
+    key = gang.topology_key or next((c.topology_key for c in gang.children if c.topology_key), None)
+    candidates = [levels for (scheduler, _), levels in sorted(topologies.items()) if scheduler == "kueue"]
+    return next((levels for levels in candidates if key in levels), None)
+
+
+def _kueue_managed(origin: KObject, gang: Gang) -> bool:
+    if any(str(key).startswith(KUEUE_PREFIX) for key in origin.labels):
+        return True
+    return any(str(key).startswith(KUEUE_PREFIX) for t in gang.templates for key in t.annotations)
+
+
 @dataclass
 class Run:
     verdicts: list[Verdict]  # in the order the gangs were given
@@ -140,7 +197,7 @@ def _blockers(baseline: ClusterState, gang: Gang, placed_on: dict[int, list[Gang
     alone = place(baseline, gang, keep=False)
     if not alone.feasible:
         return
-    domains = domain_nodes(baseline, gang.topology_key, None)
+    domains = domain_nodes(baseline, gang.domain_key, None)
     blockers: dict[Gang, Gang] = {}
     for value in alone.fitting[:BLOCKER_DOMAINS]:
         for position in domains.get(value, []):
@@ -216,7 +273,7 @@ def preemption(state: ClusterState, gang: Gang) -> list[str]:
     if not everything.feasible:
         return [f"--preempt: even evicting all {len(victims)} lower-priority victims, the gang does not fit"]
     best: tuple[tuple[float, int], str, list[Victim]] | None = None
-    domains = domain_nodes(trial, gang.topology_key, None)
+    domains = domain_nodes(trial, gang.domain_key, None)
     for value in everything.fitting[:PREEMPT_DOMAINS]:
         nodes = set(domains.get(value, []))
         local = [victim for victim in victims if any(trial.index.get(pod.node) in nodes for pod in victim.pods)]

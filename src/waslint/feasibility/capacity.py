@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from waslint.feasibility.filters import DRAINED, exclusion
-from waslint.feasibility.model import NodeInfo, RunningPod
+from waslint.feasibility.model import PATH_SEP, NodeInfo, RunningPod
 from waslint.objects.quantity import GPU, MILLI, Resources
 from waslint.objects.shapes import PodShape
 
@@ -172,7 +172,10 @@ class ClusterState:
             return [WHOLE] * len(self.nodes)
         found = self._label_values.get(key)
         if found is None:
-            found = [node.labels.get(key) for node in self.nodes]
+            if PATH_SEP in key:  # a path of levels: the domain is named by every level's value
+                found = [_path_value(node.labels, key.split(PATH_SEP)) for node in self.nodes]
+            else:
+                found = [node.labels.get(key) for node in self.nodes]
             self._label_values[key] = found
         return found
 
@@ -202,6 +205,15 @@ class ClusterState:
             found = ShapeView(self, shape)
             self.views[shape] = found
         return found
+
+
+def _path_value(labels: dict[str, str], levels: list[str]) -> str | None:
+    """`b1/r1`: the values of every level, coarsest first (label values never hold a `/`);
+    None when the node lacks one of the levels."""
+    values = [labels.get(level) for level in levels]
+    if any(value is None for value in values):
+        return None
+    return "/".join(value for value in values if value is not None)
 
 
 class ShapeView:

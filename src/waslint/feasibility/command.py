@@ -10,7 +10,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from waslint.core.model import Severity, Span
-from waslint.feasibility.analysis import Run, WhatIf, WhatIfError, analyse, build_cluster
+from waslint.feasibility.analysis import (
+    Run,
+    WhatIf,
+    WhatIfError,
+    analyse,
+    assign_levels,
+    build_cluster,
+    topology_levels,
+)
 from waslint.feasibility.dra import DRA_GROUP, ClaimBook, claim_book
 from waslint.feasibility.explain import Verdict
 from waslint.feasibility.gangs import collect
@@ -25,6 +33,7 @@ from waslint.sources.snapshot import Snapshot, SnapshotError, load_snapshot
 
 FORMATS = ("text", "concise", "json", "sarif", "junit", "github")
 CODE, NAME = "WAS606", "gang-unplaceable"
+TOPOLOGY_KINDS = (("kueue.x-k8s.io", "Topology"), ("kai.scheduler", "Topology"))
 
 
 class UsageError(Exception):
@@ -119,6 +128,9 @@ def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Che
         )
     except WhatIfError as err:
         raise UsageError(str(err)) from err
+    topologies = [obj.data for obj in snapshot.topologies]
+    topologies += [obj.data for kind in TOPOLOGY_KINDS for obj in index.of_kind(*kind)]
+    assign_levels(collected.gangs, topology_levels(topologies))
     result = analyse(cluster, collected.gangs, what_if.preempt)
     located = [_locate(verdict) for verdict in result.verdicts]
     return Checked(result, cluster.summary()), located

@@ -62,7 +62,7 @@ class Verdict:
             "feasible": self.feasible,
             "required": self.required,
             "placeable": self.placeable,
-            "domain": {"key": self.key, "value": self.domain} if self.key and self.domain else None,
+            "domain": self.domain_json(),
             "fitting_domains": self.fitting_domains,
             "placement": self.placement,
             "reasons": self.reasons,
@@ -74,6 +74,17 @@ class Verdict:
             "children": [child.to_json(None, None) for child in self.children],
             "what_if": self.what_if,
         }
+
+    def domain_json(self) -> dict[str, Any] | None:
+        """The chosen (or best) domain; a path domain (Kueue, KAI) also lists every level's value."""
+        if not self.key or not self.domain:
+            return None
+        found: dict[str, Any] = {"key": self.key, "value": self.domain}
+        levels = self.gang.domain_levels
+        values = self.domain.split("/")
+        if levels and len(values) == len(levels) + 1:
+            found["levels"] = [{"key": k, "value": v} for k, v in zip((*levels, self.key), values, strict=True)]
+        return found
 
     def summary_line(self) -> str:
         """One sentence for a lint finding or a table cell."""
@@ -109,7 +120,7 @@ def explain(state: ClusterState, attempt: Attempt) -> Verdict:
     if shape is None or gang.problems:
         return verdict
     view = state.view(shape)
-    stats = Stats(state, view, gang.topology_key, attempt.restrict)
+    stats = Stats(state, view, gang.domain_key, attempt.restrict)
     verdict.exclusions = stats.exclusions(attempt.placement)
     best_nodes = stats.domains.get(attempt.domain, []) if attempt.domain is not None else []
     verdict.limiting_resource = stats.limiting(best_nodes, attempt.domain, exact=not attempt.feasible)
@@ -360,7 +371,7 @@ def _replay_children(state: ClusterState, attempt: Attempt) -> list[Verdict]:
     siblings consume capacity, exactly as in the attempt; the state is left unchanged."""
     if attempt.domain is None:
         return []
-    nodes = domain_nodes(state, attempt.gang.topology_key, attempt.restrict).get(attempt.domain, [])
+    nodes = domain_nodes(state, attempt.gang.domain_key, attempt.restrict).get(attempt.domain, [])
     mark = state.checkpoint()
     if attempt.feasible:  # undo the committed placement of the children first, then replay it
         release(state, attempt)

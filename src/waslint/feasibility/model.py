@@ -22,6 +22,7 @@ from waslint.objects.quantity import MILLI, PODS, Resources, resource_map
 from waslint.objects.shapes import PodShape
 from waslint.objects.walks import PodTemplate
 
+PATH_SEP = " > "  # joins the levels of a path domain key; never inside a label key
 DEFAULT_MAX_PODS = 110  # the kubelet's default --max-pods, when a node records no `pods` allocatable
 GPU_MEMORY_LABEL = "nvidia.com/gpu.memory"  # MiB per device (GPU feature discovery)
 
@@ -213,6 +214,15 @@ class Gang:
     preempts: bool = True  # False: preemptionPolicy Never (the group's, its pods' or its PriorityClass's)
     min_path: Path = ()  # where the minimum sits in the origin object
     templates: list[PodTemplate] = field(default_factory=list, repr=False)  # the pod templates of its pods
+    domain_levels: tuple[str, ...] = ()  # Topology levels above `topology_key` (Kueue, KAI): domains are paths
+
+    @property
+    def domain_key(self) -> str | None:
+        """What placement groups nodes by: the topology key, or, when the scheduler names a domain
+        by the values of every level above it (Kueue, KAI), the path of levels down to the key."""
+        if self.topology_key is None or not self.domain_levels:
+            return self.topology_key
+        return PATH_SEP.join((*self.domain_levels, self.topology_key))
 
     @property
     def composite(self) -> bool:

@@ -142,9 +142,9 @@ def fill(counts: list[int], nodes: list[int], need: int) -> dict[int, int]:
 def _place_homogeneous(
     state: ClusterState, gang: Gang, shape: PodShape, need: int, restrict: list[int] | None
 ) -> Attempt:
-    room = room_per_domain(state, shape, gang.topology_key, restrict)
+    room = room_per_domain(state, shape, gang.domain_key, restrict)
     if restrict is None:  # the kept-up-to-date ranking: no scan of every domain per gang
-        ranked = state.view(shape).ranked(gang.topology_key)
+        ranked = state.view(shape).ranked(gang.domain_key)
         fitting = ranked.at_least(need, FITTING_SHOWN)
         roomiest = ranked.largest(1)
         best = roomiest[0] if roomiest else None
@@ -154,7 +154,7 @@ def _place_homogeneous(
     if not fitting:
         return Attempt(gang, False, best, placeable=room.get(best, 0) if best else 0, room=room)
     chosen = fitting[0]
-    nodes = domain_nodes(state, gang.topology_key, restrict)[chosen]
+    nodes = domain_nodes(state, gang.domain_key, restrict)[chosen]
     placement = fill(state.view(shape).counts, nodes, need)
     for position, pods in placement.items():
         state.consume(position, shape, pods)
@@ -167,9 +167,9 @@ def _place_mixed(
 ) -> Attempt:
     total = sum(count for _, count in groups)  # groups are largest shape first
     main = groups[0][0]
-    room = room_per_domain(state, main, gang.topology_key, restrict)
-    domains = domain_nodes(state, gang.topology_key, restrict)
-    per_shape = {shape: room_per_domain(state, shape, gang.topology_key, restrict) for shape, _ in groups}
+    room = room_per_domain(state, main, gang.domain_key, restrict)
+    domains = domain_nodes(state, gang.domain_key, restrict)
+    per_shape = {shape: room_per_domain(state, shape, gang.domain_key, restrict) for shape, _ in groups}
     candidates = [value for value in domains if all(per_shape[shape].get(value, 0) >= n for shape, n in groups)]
     candidates.sort(key=lambda value: (room.get(value, 0), value))
     best_value, best_placed = best_partial(room), 0
@@ -271,11 +271,11 @@ def exact_search(state: ClusterState, pods: list[PodShape], nodes: list[int]) ->
 def _place_composite(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
     """Parent domain first, then `min_groups` children inside it, each at its minimum; the
     largest children first. Tries every parent domain, the tightest (least room) first."""
-    domains = domain_nodes(state, gang.topology_key, restrict)
+    domains = domain_nodes(state, gang.domain_key, restrict)
     need = gang.min_groups
     children = sorted(gang.children, key=lambda child: _gang_size(child), reverse=True)
     shape = _first_shape(gang)
-    room = room_per_domain(state, shape, gang.topology_key, restrict) if shape is not None else {}
+    room = room_per_domain(state, shape, gang.domain_key, restrict) if shape is not None else {}
     order = sorted(domains, key=lambda value: (room.get(value, 0), value))
     best: Attempt | None = None
     fitting: list[str] = []
