@@ -71,6 +71,10 @@ class Verdict:
             "blocked_by": [gang.identity for gang in self.blocked_by],
             "priority": self.gang.priority,
             "headroom": self.headroom,
+            "domain_counts": [
+                {"domain": row.value, "placeable": row.pods, "required": self.required, "free": row.free}
+                for row in self.rooms
+            ],
             "children": [child.to_json(None, None) for child in self.children],
             "what_if": self.what_if,
         }
@@ -290,30 +294,8 @@ def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
         verdict.reasons.append(f"{nodes_word(stats.considered)} in all; {listed}")
         verdict.tabled.add(verdict.reasons[-1])
     resource = verdict.limiting_resource
-    shape = stats.view.shape
     if resource is not None:
-        per_pod = _per_pod(shape, resource)
-        needed = need * per_pod
-        free_total = sum(max(0, amount) for amount in stats.free(resource).values())
-        if resource == GPU and shape.gpu_fraction:
-            state, excluded = stats.state, stats.view.excluded
-            free_total += sum(
-                sum(state.partial[p]) for nodes in stats.domains.values() for p in nodes if excluded[p] is None
-            )
-        unit = show_amount(resource, needed)
-        top = stats.most_free(resource) if key is not None else None
-        if top is not None:
-            label = domain_label(key)
-            verdict.reasons.append(
-                f"{show_amount(resource, free_total)} {resource} free on eligible nodes, at most"
-                f" {show_amount(resource, top[1])} in one {label} ({key}={top[0]});"
-                f" the gang needs {unit} in one {label}"
-            )
-        else:
-            verdict.reasons.append(
-                f"{show_amount(resource, free_total)} {resource} free on eligible nodes; the gang needs {unit}"
-                f" ({need} x {show_amount(resource, per_pod)})"
-            )
+        verdict.reasons.append(_fragmentation(verdict, stats, resource))
         verdict.reasons.append(f"limiting resource: {resource}")
         verdict.tabled.add(verdict.reasons[-1])
     if attempt.heuristic:
@@ -321,6 +303,31 @@ def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
             "mixed pod sizes: largest-first placement found no fit; this is a heuristic (bin packing),"
             " an exhaustive search was too large to run"
         )
+
+
+def _fragmentation(verdict: Verdict, stats: Stats, resource: str) -> str:
+    """Free against usable, in pods: a summed "4 cpu free, the gang needs 4" can contradict "no
+    pod fits" when the 4 CPUs are spread over nodes, so the line counts whole pods that fit."""
+    key, need, shape = verdict.key, verdict.gang.required, stats.view.shape
+    free_total = sum(max(0, amount) for amount in stats.free(resource).values())
+    if resource == GPU and shape.gpu_fraction:
+        state, excluded = stats.state, stats.view.excluded
+        free_total += sum(
+            sum(state.partial[p]) for nodes in stats.domains.values() for p in nodes if excluded[p] is None
+        )
+    room = stats.room()
+    pods_total = sum(room.values())
+    per_pod = show_amount(resource, _per_pod(shape, resource))
+    free = f"{show_amount(resource, free_total)} {resource} free, {per_pod} per pod"
+    if key is None:
+        return f"room for {pods_word(pods_total)} on eligible nodes ({free}); the gang needs {need}"
+    label = domain_label(key)
+    top = min(room, key=lambda value: (-room[value], value)) if room else None
+    most = f", at most {room[top]} in one {label} ({key}={top})" if top is not None else ""
+    return (
+        f"room for {pods_word(pods_total)} on eligible nodes in all ({free}){most};"
+        f" the gang needs {need} in one {label}"
+    )
 
 
 def _explain_composite(state: ClusterState, attempt: Attempt) -> Verdict:

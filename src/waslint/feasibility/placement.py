@@ -69,8 +69,17 @@ def place(state: ClusterState, gang: Gang, restrict: list[int] | None = None, ke
 
 
 def _place(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
-    if gang.problems:
-        return Attempt(gang, False)
+    if gang.problems:  # never placed; `placeable` still says how many of its pods would fit
+        mark = state.checkpoint()
+        try:
+            tried = _place_members(state, gang, restrict)
+        finally:
+            state.rollback(mark)
+        return Attempt(gang, False, tried.domain, placeable=tried.placeable, room=tried.room)
+    return _place_members(state, gang, restrict)
+
+
+def _place_members(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
     if gang.composite:
         return _place_composite(state, gang, restrict)
     groups = gang.shapes_to_place()  # (shape, pods): the work follows the shapes and nodes, not the pods
@@ -115,6 +124,26 @@ def best_partial(room: dict[str, int]) -> str | None:
     return min(room, key=lambda value: (-room[value], value))
 
 
+def best_domain(
+    state: ClusterState, shape: PodShape, key: str | None, restrict: list[int] | None, best: str | None
+) -> str | None:
+    """`best` (the roomiest domain) unless it has no room at all: then the domain with the most
+    nodes that pass the filters, never one whose nodes are all excluded (None when every node
+    is)."""
+    room = room_per_domain(state, shape, key, restrict) if best is not None else {}
+    if best is not None and room.get(best, 0) > 0:
+        return best
+    excluded = state.view(shape).excluded
+    eligible = {
+        value: sum(1 for p in nodes if excluded[p] is None)
+        for value, nodes in domain_nodes(state, key, restrict).items()
+    }
+    candidates = [value for value, count in eligible.items() if count > 0]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda value: (-eligible[value], value))
+
+
 def fill(counts: list[int], nodes: list[int], need: int) -> dict[int, int]:
     """Pods per node for `need` pods over `nodes` (their counts must cover it): the largest nodes
     first, the last one by best fit, so the big nodes of a domain stay whole when possible."""
@@ -152,6 +181,7 @@ def _place_homogeneous(
         fitting = tightest(room, need)[:FITTING_SHOWN]
         best = best_partial(room)
     if not fitting:
+        best = best_domain(state, shape, gang.domain_key, restrict, best)
         return Attempt(gang, False, best, placeable=room.get(best, 0) if best else 0, room=room)
     chosen = fitting[0]
     nodes = domain_nodes(state, gang.domain_key, restrict)[chosen]
@@ -189,6 +219,8 @@ def _place_mixed(
         state.rollback(mark)
     if chosen is not None:
         return Attempt(gang, True, chosen[0], _per_node(chosen[1]), total, fitting, room, assigned=chosen[1])
+    if not best_placed:
+        best_value = best_domain(state, main, gang.domain_key, restrict, best_value)
     attempt = Attempt(gang, False, best_value, placeable=best_placed, room=room, heuristic=bool(candidates))
     small = [value for value in candidates if len(domains[value]) <= EXACT_SEARCH_NODES]
     if candidates and total <= EXACT_SEARCH_PODS and len(small) == len(candidates):
@@ -299,7 +331,7 @@ def _place_composite(state: ClusterState, gang: Gang, restrict: list[int] | None
                 )
                 state.commit(mark)
                 continue
-        elif best is None or placed > best.placeable:
+        elif best is None or (placed, room.get(value, 0)) > (best.placeable, room.get(best.domain or "", 0)):
             best = Attempt(gang, False, value, placeable=placed, room=room, children=results)
         state.rollback(mark)
     if kept is not None:
