@@ -13,8 +13,9 @@ from waslint.feasibility.dra import node_devices
 from waslint.feasibility.explain import Verdict, explain, gpu_units
 from waslint.feasibility.model import Gang, NodeInfo, RunningPod, node_from_dict, priority_table, running_pod_from_dict
 from waslint.feasibility.placement import domain_nodes, node_set, place, run_order
-from waslint.objects.keys import HOSTNAME, KAI_PODGROUP
+from waslint.objects.keys import HOSTNAME, KAI_PODGROUP, PODGROUP
 from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
+from waslint.objects.shapes import shape_from_spec
 
 PREEMPT_DOMAINS = 8  # domains tried for the cheapest victim set
 
@@ -104,6 +105,76 @@ def _added_nodes(nodes: list[NodeInfo], what_if: WhatIf) -> list[NodeInfo]:
     return added
 
 
+# --------------------------------------------------------------------------- bound members
+
+SHORT_PROBLEM = " member Pod(s) of "  # gangs.py's "only N member Pod(s) of X in the set ..."
+
+
+def bind_members(state: ClusterState, gangs: list[Gang]) -> None:
+    """Upstream semantics (kube-scheduler GangScheduling: PreEnqueue counts every Pod of the group,
+    bound or not; a placement holds the group's scheduled Pods): the snapshot's Pods bound to a node
+    with `spec.schedulingGroup.podGroupName` naming a WAS PodGroup of the run count toward its
+    minimum, and fix its domain, and its parents' (a CompositePodGroup whose bound member sits in
+    rack-2 can complete only in rack-2)."""
+    by_group: dict[tuple[str, str], list[RunningPod]] = {}
+    for pod in state.running:
+        name = as_str(dig(pod.source, "spec", "schedulingGroup", "podGroupName"))
+        if name is not None:
+            by_group.setdefault((pod.namespace, name), []).append(pod)
+    if not by_group:
+        return
+    for gang in gangs:
+        _bind(state, gang, by_group)
+
+
+def _bind(state: ClusterState, gang: Gang, by_group: dict[tuple[str, str], list[RunningPod]]) -> list[int]:
+    """Binds the gang (and its children); returns the node positions of its bound members."""
+    positions: list[int] = []
+    for child in gang.children:
+        positions += _bind(state, child, by_group)
+    origin = gang.origin
+    if not gang.children and isinstance(origin, KObject) and (origin.group, origin.kind) == PODGROUP:
+        pods = by_group.get((gang.namespace, gang.name), [])
+        positions += [state.index[pod.node] for pod in pods if pod.node in state.index]
+        if pods:
+            _count_bound(gang, pods)
+    if positions and gang.domain_key is not None:
+        _fix_domain(state, gang, positions)
+    return positions
+
+
+def _count_bound(gang: Gang, pods: list[RunningPod]) -> None:
+    gang.bound = len(pods)
+    names = {pod.name for pod in pods}
+    listed = [t for t in gang.templates if t.owner.kind == "Pod" and t.owner.name in names]
+    members = dict(gang.members)
+    for template in listed:  # a bound Pod that is also in the set is no longer to place
+        shape = shape_from_spec(template.spec, template.annotations)
+        match = shape if members.get(shape) else next((s for s, n in members.items() if n > 0), None)
+        if match is not None:
+            members[match] -= 1
+    gang.members = [(shape, count) for shape, count in members.items() if count > 0]
+    if sum(members.values()) + gang.bound >= gang.required:
+        gang.problems[:] = [p for p in gang.problems if SHORT_PROBLEM not in p]
+    gang.notes.append(f"{gang.bound} member Pod(s) already bound: they count toward the minimum of {gang.required}")
+
+
+def _fix_domain(state: ClusterState, gang: Gang, positions: list[int]) -> None:
+    values = state.label_values(gang.domain_key)
+    found = sorted({values[p] or "" for p in positions})
+    if len(found) == 1 and found[0]:
+        gang.fixed_domain = found[0]
+        gang.notes.append(
+            f"bound members run in {gang.topology_key}={found[0]}: the group can complete only in that domain"
+        )
+        return
+    where = ", ".join(value or f"a node without {gang.topology_key}" for value in found)
+    gang.problems.append(
+        f"bound members already run in more than one {gang.topology_key} domain ({where}):"
+        " the topology constraint can never hold for the group"
+    )
+
+
 # --------------------------------------------------------------------------- topology levels
 
 KUEUE_PREFIX = "kueue.x-k8s.io/"
@@ -171,6 +242,7 @@ BLOCKER_DOMAINS = 3  # fitting domains searched for the gangs that took them
 
 def analyse(cluster: Cluster, gangs: list[Gang], preempt: bool = False) -> Run:
     state = cluster.state
+    bind_members(state, gangs)
     baseline = state.clone()  # the snapshot before this run's gangs consumed anything
     placed_on: dict[int, list[Gang]] = {}  # node -> the gangs of this run placed on it, in order
     verdicts: dict[Gang, Verdict] = {}

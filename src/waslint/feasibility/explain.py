@@ -115,7 +115,7 @@ def explain(state: ClusterState, attempt: Attempt) -> Verdict:
         gang=gang,
         feasible=attempt.feasible,
         required=gang.required,
-        placeable=min(attempt.placeable, gang.required) if not attempt.feasible else attempt.placeable,
+        placeable=_with_bound(attempt),
         key=gang.topology_key,
         domain=attempt.domain if attempt.domain != WHOLE else None,
     )
@@ -139,6 +139,12 @@ def explain(state: ClusterState, attempt: Attempt) -> Verdict:
     for note in gang.notes:
         verdict.reasons.append(note)
     return verdict
+
+
+def _with_bound(attempt: Attempt) -> int:
+    """Pods that fit, the gang's already bound members included (capped at the minimum when it fails)."""
+    found = attempt.placeable + attempt.gang.bound
+    return found if attempt.feasible else min(found, attempt.gang.required)
 
 
 EXACT_LIMIT_NODES = 2000  # above this, the limiting resource is judged from domain sums

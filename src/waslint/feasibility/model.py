@@ -215,6 +215,9 @@ class Gang:
     min_path: Path = ()  # where the minimum sits in the origin object
     templates: list[PodTemplate] = field(default_factory=list, repr=False)  # the pod templates of its pods
     domain_levels: tuple[str, ...] = ()  # Topology levels above `topology_key` (Kueue, KAI): domains are paths
+    bound: int = 0  # member Pods already bound to nodes in the snapshot: they count toward the minimum
+    fixed_domain: str | None = None  # the domain the bound members sit in: the gang completes only there
+    caveats: list[str] = field(default_factory=list)  # what the verdict rests on that is not modelled
 
     @property
     def domain_key(self) -> str | None:
@@ -240,7 +243,7 @@ class Gang:
         the smallest pods of the members (any `required` of them satisfy the gang). Counted, never
         listed one by one: a gang may declare a billion pods."""
         chosen: list[tuple[PodShape, int]] = []
-        left = max(0, self.required)
+        left = max(0, self.required - self.bound)
         merged: dict[PodShape, int] = {}
         for shape, count in self.members:
             merged[shape] = merged.get(shape, 0) + max(0, count)

@@ -54,6 +54,7 @@ def main_shape(gang: Gang) -> PodShape | None:
 
 def place(state: ClusterState, gang: Gang, restrict: list[int] | None = None, keep: bool = True) -> Attempt:
     """Place the gang (inside `restrict` nodes when given). With keep=False the state is left as it was."""
+    restrict = fixed_restrict(state, gang, restrict)
     mark = state.checkpoint()
     try:
         attempt = _place(state, gang, restrict)
@@ -66,6 +67,13 @@ def place(state: ClusterState, gang: Gang, restrict: list[int] | None = None, ke
         state.rollback(mark)
     attempt.restrict = restrict
     return attempt
+
+
+def fixed_restrict(state: ClusterState, gang: Gang, restrict: list[int] | None) -> list[int] | None:
+    """Bound members fix the domain: the nodes of that domain (inside `restrict`)."""
+    if gang.fixed_domain is None:
+        return restrict
+    return domain_nodes(state, gang.domain_key, restrict).get(gang.fixed_domain, [])
 
 
 def _place(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
@@ -83,8 +91,8 @@ def _place_members(state: ClusterState, gang: Gang, restrict: list[int] | None) 
     if gang.composite:
         return _place_composite(state, gang, restrict)
     groups = gang.shapes_to_place()  # (shape, pods): the work follows the shapes and nodes, not the pods
-    if not groups:
-        return Attempt(gang, True, placeable=0)
+    if not groups:  # nothing left to place: its bound members already meet the minimum
+        return Attempt(gang, True, gang.fixed_domain, placeable=0)
     if len(groups) == 1:
         return _place_homogeneous(state, gang, groups[0][0], groups[0][1], restrict)
     return _place_mixed(state, gang, groups, restrict)

@@ -1,0 +1,105 @@
+"""Upstream semantics the verdicts rest on (issue 17 items 6, 7 and 9): bound members of a gang,
+PodGroups that do not exist, `basic` groups, workload-aware preemption, shared DRA claims, and
+the caveats a verdict carries when it rests on something waslint does not model. Each case names
+the upstream test or source it is translated from."""
+
+from __future__ import annotations
+
+from feasibility_helpers import RACK, cluster, node, running
+
+from waslint.feasibility.analysis import analyse
+from waslint.feasibility.gangs import collect
+from waslint.feasibility.model import Gang
+from waslint.io.loader import parse_bytes
+from waslint.objects.index import ObjectIndex
+
+
+def gangs_of(text: str) -> list[Gang]:
+    index = ObjectIndex.build([parse_bytes("set.yaml", text.encode())], "default")
+    return collect(index, {}, 0).gangs
+
+
+def pod_group(name: str, min_count: int, extra: str = "") -> str:
+    return (
+        f"apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata:\n  name: {name}\n"
+        f"spec:\n  schedulingPolicy:\n    gang:\n      minCount: {min_count}\n{extra}"
+    )
+
+
+def member(name: str, group: str, gpus: int = 8, extra: str = "") -> str:
+    return (
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n  schedulingGroup: {{podGroupName: {group}}}\n"
+        f"  containers:\n  - name: c\n    image: x\n    resources: {{requests: {{nvidia.com/gpu: {gpus}}}}}\n{extra}"
+    )
+
+
+RACK_CONSTRAINT = "  schedulingConstraints:\n    topology:\n    - key: topology.kubernetes.io/rack\n"
+
+
+def racks() -> list[dict[str, object]]:
+    """rack-1: three 8-GPU nodes; rack-2: two."""
+    nodes = [node(f"r1-{n}", gpu=8, labels={RACK: "rack-1"}) for n in range(3)]
+    return nodes + [node(f"r2-{n}", gpu=8, labels={RACK: "rack-2"}) for n in range(2)]
+
+
+# --------------------------------------------------------------------------- bound members (item 6)
+
+
+def test_bound_members_count_toward_min_count_and_fix_the_domain() -> None:
+    # kubernetes pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go: PreEnqueue
+    # counts AllPodsCount (bound Pods included) against minCount, and PlacementFeasible passes
+    # once `scheduled` (the group's Pods already placed) plus the new ones reach it. Here minCount
+    # 3, one member already runs on r2-0 (rack-2), two more are pending: they must join it in
+    # rack-2 (room for one more), although rack-1 alone would hold all three.
+    text = "---\n".join([pod_group("train", 3, RACK_CONSTRAINT), member("w1", "train"), member("w2", "train")])
+    (gang,) = gangs_of(text)
+    assert gang.problems  # two members in the set for a minimum of three
+    bound = [running("w0", "r2-0", gpu=8, group="train")]
+    (verdict,) = analyse(cluster(racks(), bound), [gang]).verdicts
+    assert not gang.problems  # the bound member completes the count
+    assert gang.fixed_domain == "rack-2"
+    assert not verdict.feasible
+    assert (verdict.domain, verdict.placeable, verdict.required) == ("rack-2", 2, 3)
+    assert any("bound members run in topology.kubernetes.io/rack=rack-2" in note for note in verdict.reasons)
+
+
+def test_bound_members_leave_fewer_pods_to_place() -> None:
+    # The same group with room in rack-2 for both pending members: feasible there, 2 placed.
+    text = "---\n".join([pod_group("train", 3, RACK_CONSTRAINT), member("w1", "train"), member("w2", "train")])
+    (gang,) = gangs_of(text)
+    nodes = [*racks(), node("r2-2", gpu=8, labels={RACK: "rack-2"})]
+    (verdict,) = analyse(cluster(nodes, [running("w0", "r2-0", gpu=8, group="train")]), [gang]).verdicts
+    assert verdict.feasible
+    assert verdict.domain == "rack-2"
+    assert sum(verdict.placement.values()) == 2
+    assert verdict.placeable == 3
+
+
+def test_composite_group_with_a_bound_child_member_completes_only_in_its_rack() -> None:
+    # kubernetes pkg/scheduler/framework/plugins/gangscheduling (CompositePodGroup hierarchy,
+    # hierarchy_tracker.go) with KEP-6012: a CompositePodGroup places its children inside one
+    # domain of its key; child `a` already has a member bound in rack-2, so the parent can
+    # complete only in rack-2, where child `b` (two 8-GPU pods) finds one free node.
+    composite = (
+        "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata:\n  name: parent\n"
+        "spec:\n  schedulingPolicy:\n    gang:\n      minGroupCount: 2\n" + RACK_CONSTRAINT
+    )
+    child = "  parentCompositePodGroupName: parent\n"
+    parts = [composite, pod_group("a", 1, child), pod_group("b", 2, child)]
+    parts += [member("a-0", "a"), member("b-0", "b"), member("b-1", "b")]
+    (gang,) = gangs_of("---\n".join(parts))
+    assert analyse(cluster(racks()), [gang]).verdicts[0].feasible  # rack-1 holds a and b
+    (gang,) = gangs_of("---\n".join(parts))
+    bound = [running("a-0", "r2-0", gpu=8, group="a")]
+    (verdict,) = analyse(cluster(racks(), bound), [gang]).verdicts
+    assert gang.fixed_domain == "rack-2"
+    assert not verdict.feasible
+    assert verdict.domain == "rack-2"
+
+
+def test_bound_members_in_two_racks_can_never_satisfy_the_constraint() -> None:
+    (gang,) = gangs_of("---\n".join([pod_group("train", 3, RACK_CONSTRAINT), member("w2", "train")]))
+    bound = [running("w0", "r1-0", gpu=8, group="train"), running("w1", "r2-0", gpu=8, group="train")]
+    (verdict,) = analyse(cluster(racks(), bound), [gang]).verdicts
+    assert not verdict.feasible
+    assert any("more than one topology.kubernetes.io/rack domain (rack-1, rack-2)" in r for r in verdict.reasons)
