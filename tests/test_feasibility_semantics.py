@@ -49,7 +49,9 @@ def test_bound_members_count_toward_min_count_and_fix_the_domain() -> None:
     # kubernetes pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go: PreEnqueue
     # counts AllPodsCount (bound Pods included) against minCount, and PlacementFeasible passes
     # once `scheduled` (the group's Pods already placed) plus the new ones reach it. Here minCount
-    # 3, one member already runs on r2-0 (rack-2), two more are pending: they must join it in
+    # 3, one member already runs on r2-0 (rack-2; gangscheduling_test.go Test_isSchedulableAfterPodAdded
+    # "add a newPod with NodeName set which matches the pod's scheduling group": a bound Pod counts
+    # for its group), two more are pending: they must join it in
     # rack-2 (room for one more), although rack-1 alone would hold all three.
     text = "---\n".join([pod_group("train", 3, RACK_CONSTRAINT), member("w1", "train"), member("w2", "train")])
     (gang,) = gangs_of(text)
@@ -103,3 +105,47 @@ def test_bound_members_in_two_racks_can_never_satisfy_the_constraint() -> None:
     (verdict,) = analyse(cluster(racks(), bound), [gang]).verdicts
     assert not verdict.feasible
     assert any("more than one topology.kubernetes.io/rack domain (rack-1, rack-2)" in r for r in verdict.reasons)
+
+
+# --------------------------------------------------------------------------- missing PodGroups, basic groups (item 6)
+
+
+def read(text: str) -> list[Gang]:
+    from waslint.feasibility.analysis import read_upstream
+    from waslint.objects.keys import PODGROUP
+
+    index = ObjectIndex.build([parse_bytes("set.yaml", text.encode())], "default")
+    gangs = collect(index, {}, 0).gangs
+    read_upstream(gangs, lambda namespace, name: index.get(*PODGROUP, namespace, name) is not None)
+    return gangs
+
+
+def test_pods_naming_a_pod_group_that_does_not_exist_wait_forever() -> None:
+    # kubernetes pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go PreEnqueue:
+    # "waiting for pod's pod group %q to appear in scheduling queue" (UnschedulableAndUnresolvable)
+    # while the PodGroup object does not exist (gangscheduling_test.go Test_isSchedulableAfterPodGroupAdded:
+    # only the PodGroup's creation requeues the Pod).
+    (gang,) = read(member("lonely", "ghost", gpus=1))
+    (verdict,) = analyse(cluster(racks()), [gang]).verdicts
+    assert not verdict.feasible  # room for it everywhere, yet it never starts
+    assert verdict.placeable == 1
+    assert 'waiting for pod\'s pod group "ghost" to appear in scheduling queue' in verdict.reasons[0]
+    assert "wait forever" in verdict.reasons[0]
+
+
+def test_a_basic_pod_group_is_explained_per_pod_not_as_a_gang() -> None:
+    # kubernetes gangscheduling.go isPGReady: a Basic policy is ready at once (no minCount), and
+    # getMinCount is 1: every Pod of a basic group is scheduled on its own.
+    basic = (
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata:\n  name: svc\n"
+        "spec:\n  schedulingPolicy:\n    basic: {}\n"
+    )
+    text = "---\n".join([basic, *(member(f"s{n}", "svc") for n in range(7))])
+    (gang,) = read(text)
+    assert not gang.is_gang
+    (verdict,) = analyse(cluster(racks()), [gang]).verdicts
+    assert not verdict.feasible
+    assert verdict.placeable == 5
+    said = " ".join(verdict.reasons)
+    assert "for gang scheduling" not in said
+    assert "each Pod is scheduled on its own, so 5 of 7 can start now and 2 stay Pending" in said

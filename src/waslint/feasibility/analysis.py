@@ -5,6 +5,7 @@ the moment it was decided, blockers named, and the `--preempt` what-if for gangs
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,7 @@ from waslint.feasibility.dra import node_devices
 from waslint.feasibility.explain import Verdict, explain, gpu_units
 from waslint.feasibility.model import Gang, NodeInfo, RunningPod, node_from_dict, priority_table, running_pod_from_dict
 from waslint.feasibility.placement import domain_nodes, node_set, place, run_order
+from waslint.objects.groups import object_group
 from waslint.objects.keys import HOSTNAME, KAI_PODGROUP, PODGROUP
 from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
 from waslint.objects.shapes import shape_from_spec
@@ -173,6 +175,38 @@ def _fix_domain(state: ClusterState, gang: Gang, positions: list[int]) -> None:
         f"bound members already run in more than one {gang.topology_key} domain ({where}):"
         " the topology constraint can never hold for the group"
     )
+
+
+# --------------------------------------------------------------------------- upstream readings
+
+
+def read_upstream(gangs: list[Gang], pod_group_exists: Callable[[str, str], bool]) -> None:
+    """What kube-scheduler decides before placement: a Pod whose `schedulingGroup.podGroupName`
+    names a PodGroup that does not exist is held in PreEnqueue until it does (GangScheduling:
+    "waiting for pod's pod group ... to appear"), so it waits forever; a `basic` PodGroup is no
+    gang: each of its Pods is scheduled on its own."""
+    for gang in gangs:
+        origin = gang.origin
+        if isinstance(origin, KObject) and (origin.group, origin.kind) == PODGROUP:
+            group = object_group(origin)
+            if group is not None and group.policy.variant == "basic":
+                gang.is_gang = False
+            continue
+        if gang.composite:
+            continue
+        missing = sorted(
+            {
+                template.membership.pod_group.value
+                for template in gang.templates
+                if template.membership.pod_group is not None
+                and not pod_group_exists(template.owner.namespace, template.membership.pod_group.value)
+            }
+        )
+        for name in missing:
+            gang.problems.append(
+                f'waiting for pod\'s pod group "{name}" to appear in scheduling queue: no PodGroup {name} in the'
+                " set, and kube-scheduler holds its Pods until one exists (they wait forever)"
+            )
 
 
 # --------------------------------------------------------------------------- topology levels

@@ -17,6 +17,7 @@ from waslint.feasibility.analysis import (
     analyse,
     assign_levels,
     build_cluster,
+    read_upstream,
     topology_levels,
 )
 from waslint.feasibility.dra import DRA_GROUP, ClaimBook, claim_book
@@ -28,6 +29,7 @@ from waslint.findings import Finding
 from waslint.io.discover import discover
 from waslint.io.loader import SourceFile, load_all
 from waslint.objects.index import ObjectIndex
+from waslint.objects.keys import PODGROUP
 from waslint.objects.kobject import KObject
 from waslint.sources.snapshot import Snapshot, SnapshotError, load_snapshot
 
@@ -131,6 +133,7 @@ def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Che
     topologies = [obj.data for obj in snapshot.topologies]
     topologies += [obj.data for kind in TOPOLOGY_KINDS for obj in index.of_kind(*kind)]
     assign_levels(collected.gangs, topology_levels(topologies))
+    read_upstream(collected.gangs, lambda namespace, name: index.get(*PODGROUP, namespace, name) is not None)
     result = analyse(cluster, collected.gangs, what_if.preempt)
     located = [_locate(verdict) for verdict in result.verdicts]
     return Checked(result, cluster.summary()), located

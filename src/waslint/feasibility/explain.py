@@ -295,6 +295,11 @@ def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
         f"Resources were found for {pods_word(found)} while {need} {'is' if need == 1 else 'are'}"
         f" required{scheduling}{where}"
     )
+    if not gang.is_gang and found < need:
+        verdict.reasons.append(
+            f"no gang: each Pod is scheduled on its own, so {found} of {need} can start now and"
+            f" {need - found} stay Pending"
+        )
     if verdict.exclusions:
         listed = "; ".join(f"{nodes_word(count)}: {reason}" for reason, count in verdict.exclusions.items())
         verdict.reasons.append(f"{nodes_word(stats.considered)} in all; {listed}")
