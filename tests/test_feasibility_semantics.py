@@ -149,3 +149,61 @@ def test_a_basic_pod_group_is_explained_per_pod_not_as_a_gang() -> None:
     said = " ".join(verdict.reasons)
     assert "for gang scheduling" not in said
     assert "each Pod is scheduled on its own, so 5 of 7 can start now and 2 stay Pending" in said
+
+
+# --------------------------------------------------------------------------- --preempt (item 6)
+
+
+def bare(name: str, pods: int = 1, priority: int = 100) -> Gang:
+    from feasibility_helpers import gang, shape
+
+    return gang(name, shape(), pods, priority=priority)
+
+
+def victim(
+    name: str, priority: int, gpu: int = 0, group: str | None = None, start: int | None = None
+) -> dict[str, object]:
+    pod = running(name, "node1", gpu=gpu, priority=priority, group=group)
+    if start is not None:
+        pod["status"] = {"phase": "Running", "startTime": f"1970-01-01T00:00:0{start}Z"}
+    return pod
+
+
+def test_preempt_prefers_the_lower_priority_victim_over_the_cheaper_one() -> None:
+    # kubernetes pkg/scheduler/framework/preemption/podgrouppreemption_test.go
+    # TestPodGroupEvaluator_Preempt_Victims "Priority: Prefer lower priority victim": the lowest
+    # priority goes first, whatever it holds (here 2 GPUs against the mid-priority pod's 1).
+    nodes = [node("node1", gpu=3, pods=2)]
+    busy = [victim("p1", 1, gpu=2), victim("p2", 50, gpu=1)]
+    (verdict,) = analyse(cluster(nodes, busy), [bare("preemptor")], preempt=True).verdicts
+    assert verdict.what_if == ["--preempt: fits after evicting 1 pod(s) holding 2 GPU(s): pod default/p1"]
+
+
+def test_preempt_takes_a_pod_in_no_group_before_a_group_member() -> None:
+    # podgrouppreemption_test.go "Priority: mix of no groups and pod groups": p1 (no group) is
+    # less important than p2 (a member of pod group pg1) at the same priority.
+    busy = [victim("p2", 1, group="pg1"), victim("p1", 1)]
+    (verdict,) = analyse(cluster([node("node1", pods=2)], busy), [bare("preemptor")], preempt=True).verdicts
+    assert verdict.what_if == ["--preempt: fits after evicting 1 pod(s) holding 0 GPU(s): pod default/p1"]
+
+
+def test_preempt_takes_the_later_started_pod_first() -> None:
+    # podgrouppreemption_test.go "Priority: StartTime of pods from same group with disruption mode
+    # single": the Pod started later is the less important one (names swapped so that the label
+    # order alone would pick the other).
+    busy = [victim("b-newer", 1, group="pg1", start=1), victim("a-older", 1, group="pg1", start=0)]
+    (verdict,) = analyse(cluster([node("node1", pods=2)], busy), [bare("preemptor")], preempt=True).verdicts
+    assert verdict.what_if == ["--preempt: fits after evicting 1 pod(s) holding 0 GPU(s): pod default/b-newer"]
+
+
+def test_no_workload_aware_preemption_for_a_pod_group_with_a_topology_constraint() -> None:
+    # kubernetes pkg/scheduler/schedule_one_podgroup.go runWorkloadAwarePreemption: "workload aware
+    # preemption is not supported for pod groups with scheduling constraints" (Unschedulable).
+    text = "---\n".join([pod_group("train", 2, RACK_CONSTRAINT), member("w0", "train"), member("w1", "train")])
+    (gang,) = gangs_of(text)
+    gang.priority = 1000
+    nodes = [node("r1-0", gpu=8, labels={RACK: "rack-1"}), node("r1-1", gpu=8, labels={RACK: "rack-1"})]
+    busy = [running("low", "r1-0", gpu=8, priority=1)]
+    (verdict,) = analyse(cluster(nodes, busy), [gang], preempt=True).verdicts
+    assert not verdict.feasible
+    assert verdict.what_if[0].startswith("--preempt: kube-scheduler 1.37 runs no workload-aware preemption")

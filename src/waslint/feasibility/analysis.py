@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from waslint.feasibility.capacity import ClusterState
@@ -15,7 +16,7 @@ from waslint.feasibility.explain import Verdict, explain, gpu_units
 from waslint.feasibility.model import Gang, NodeInfo, RunningPod, node_from_dict, priority_table, running_pod_from_dict
 from waslint.feasibility.placement import domain_nodes, node_set, place, run_order
 from waslint.objects.groups import object_group
-from waslint.objects.keys import HOSTNAME, KAI_PODGROUP, PODGROUP
+from waslint.objects.keys import HOSTNAME, KAI_PODGROUP, PODGROUP, SCHEDULING
 from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
 from waslint.objects.shapes import shape_from_spec
 
@@ -329,17 +330,38 @@ class Victim:
 
     label: str
     pods: list[RunningPod]
+    group: bool = False
 
     @property
     def gpus(self) -> float:
         return sum(gpu_units(pod.requests, pod.gpu_fraction) for pod in self.pods)
 
     @property
-    def cost(self) -> tuple[float, int, str]:
-        return (self.gpus, len(self.pods), self.label)
+    def importance(self) -> tuple[int, int, int, float]:
+        """kube-scheduler's moreImportantVictim (pkg/scheduler/framework/preemption/podgrouppreemption.go):
+        higher priority first; at equal priority a group before a single Pod; single Pods by start
+        time (the older one is more important), groups by size (the larger one is)."""
+        priority = min(pod.priority for pod in self.pods)
+        if self.group:
+            return (priority, 1, len(self.pods), 0.0)
+        pod = self.pods[0]
+        in_group = dig(pod.source, "spec", "schedulingGroup", "podGroupName") is not None
+        return (priority, 1 if in_group else 0, 0, -_started(pod))
+
+
+def _started(pod: RunningPod) -> float:
+    """status.startTime as seconds; a Pod without one counts as the newest."""
+    text = as_str(dig(pod.source, "status", "startTime"))
+    if text is None:
+        return float("inf")
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return float("inf")
 
 
 def victims_for(state: ClusterState, gang: Gang) -> list[Victim]:
+    """The Pods (and `all` groups) of lower priority than the gang, the least important first."""
     units: dict[tuple[str, str], Victim] = {}
     singles: list[Victim] = []
     for pod in state.running:
@@ -347,14 +369,14 @@ def victims_for(state: ClusterState, gang: Gang) -> list[Victim]:
             continue
         if pod.group_all:
             key = pod.group
-            units.setdefault(key, Victim(f"group {key[0]}/{key[1]} (disruptionMode all)", [])).pods.append(pod)
+            units.setdefault(key, Victim(f"group {key[0]}/{key[1]} (disruptionMode all)", [], True)).pods.append(pod)
         else:
             singles.append(Victim(f"pod {pod.namespace}/{pod.name}", [pod]))
     # a group with `all` is evicted whole, including members of equal or higher priority
     for victim in units.values():
         key = victim.pods[0].group
         victim.pods = [pod for pod in state.running if pod.group == key]
-    return sorted([*units.values(), *singles], key=lambda victim: victim.cost)
+    return sorted([*units.values(), *singles], key=lambda victim: (victim.importance, victim.label))
 
 
 def _evict(state: ClusterState, victims: list[Victim]) -> None:
@@ -367,9 +389,17 @@ def _evict(state: ClusterState, victims: list[Victim]) -> None:
 
 def preemption(state: ClusterState, gang: Gang) -> list[str]:
     """Would evicting lower-priority pods (groups with disruptionMode `all` whole) make the gang
-    fit? The cheapest victim set by GPU count (then pods) over the tightest domains."""
+    fit? As workload-aware preemption decides: every lower-priority victim is a candidate, the
+    least important are taken first and the most important reprieved first; a WAS gang with a
+    topology constraint does not preempt at all in kube-scheduler 1.37."""
     if not gang.preempts:
         return ["--preempt: the gang's preemptionPolicy is Never: it waits, it never preempts"]
+    if gang.topology_key is not None and _upstream_group(gang):
+        return [
+            "--preempt: kube-scheduler 1.37 runs no workload-aware preemption for a pod group with a topology"
+            ' constraint ("workload aware preemption is not supported for pod groups with scheduling'
+            ' constraints"): the gang waits, nothing is preempted'
+        ]
     victims = victims_for(state, gang)
     if not victims:
         return [f"--preempt: no running pod has a priority below {gang.priority}: preemption cannot help"]
@@ -378,27 +408,39 @@ def preemption(state: ClusterState, gang: Gang) -> list[str]:
     everything = place(trial, gang, keep=False)
     if not everything.feasible:
         return [f"--preempt: even evicting all {len(victims)} lower-priority victims, the gang does not fit"]
-    best: tuple[tuple[float, int], str, list[Victim]] | None = None
+    best: tuple[tuple[tuple[int, int, int, float], int], str, list[Victim]] | None = None
     domains = domain_nodes(trial, gang.domain_key, None)
     for value in everything.fitting[:PREEMPT_DOMAINS]:
         nodes = set(domains.get(value, []))
         local = [victim for victim in victims if any(trial.index.get(pod.node) in nodes for pod in victim.pods)]
-        chosen = _cheapest(state, gang, sorted(nodes), local)
+        chosen = _victim_set(state, gang, sorted(nodes), local)
         if chosen is None:
             continue
-        cost = (sum(victim.gpus for victim in chosen), sum(len(victim.pods) for victim in chosen))
+        cost = (max(victim.importance for victim in chosen), sum(len(victim.pods) for victim in chosen))
         if best is None or cost < best[0]:
             best = (cost, value, chosen)
     if best is None:
         return ["--preempt: no victim set found in the fitting domains"]
-    (gpus, pods), value, chosen = best
+    _, value, chosen = best
+    pods = sum(len(victim.pods) for victim in chosen)
+    gpus = sum(victim.gpus for victim in chosen)
     where = f" in {gang.topology_key}={value}" if gang.topology_key else ""
     listed = ", ".join(victim.label for victim in chosen[:6]) + (" ..." if len(chosen) > 6 else "")
     return [f"--preempt: fits{where} after evicting {pods} pod(s) holding {gpus:g} GPU(s): {listed}"]
 
 
-def _cheapest(state: ClusterState, gang: Gang, nodes: list[int], victims: list[Victim]) -> list[Victim] | None:
-    """Add victims cheapest first until the gang fits in the nodes, then drop any not needed."""
+def _upstream_group(gang: Gang) -> bool:
+    """The gang is a kube-scheduler pod group: a WAS PodGroup/CompositePodGroup, a Workload
+    template, or a Job whose `spec.scheduling` makes one."""
+    origin = gang.origin
+    if not isinstance(origin, KObject):
+        return False
+    return origin.group == SCHEDULING or gang.min_path[:2] == ("spec", "scheduling")
+
+
+def _victim_set(state: ClusterState, gang: Gang, nodes: list[int], victims: list[Victim]) -> list[Victim] | None:
+    """Victims least important first until the gang fits in the nodes, then reprieve the most
+    important first of those that are not needed (podgrouppreemption.go selectVictimsOnDomain)."""
     trial = state.clone()
     chosen: list[Victim] = []
     for victim in victims:
@@ -408,7 +450,7 @@ def _cheapest(state: ClusterState, gang: Gang, nodes: list[int], victims: list[V
             break
     else:
         return None
-    for victim in sorted(chosen, key=lambda v: v.cost, reverse=True):
+    for victim in sorted(chosen, key=lambda v: (v.importance, v.label), reverse=True):
         without = [v for v in chosen if v is not victim]
         again = state.clone()
         _evict(again, without)
