@@ -207,3 +207,127 @@ def test_no_workload_aware_preemption_for_a_pod_group_with_a_topology_constraint
     (verdict,) = analyse(cluster(nodes, busy), [gang], preempt=True).verdicts
     assert not verdict.feasible
     assert verdict.what_if[0].startswith("--preempt: kube-scheduler 1.37 runs no workload-aware preemption")
+
+
+# --------------------------------------------------------------------------- shared ResourceClaims (item 7)
+
+SHARED_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: infer}
+spec:
+  parallelism: 3
+  completions: 3
+  completionMode: Indexed
+  scheduling:
+    schedulingPolicy: {gang: {}}
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims:
+      - {name: gpus, resourceClaimName: shared-gpus}
+      containers:
+      - name: c
+        image: x
+        resources: {requests: {cpu: "4"}, claims: [{name: gpus}]}
+"""
+
+
+def test_pods_sharing_a_claim_of_node_local_devices_go_on_one_node() -> None:
+    # kubernetes pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go TestPlugin
+    # "wrong-topology": a Pod naming an allocated claim is rejected by every node the allocation
+    # does not reach ("resourceclaim not available on the node"). The first Pod of the gang
+    # allocates `shared-gpus` on one node's devices, so all three must go there: 3 x 4 CPUs on one
+    # 8-CPU node cannot; spread over the two nodes they would seem to fit.
+    from waslint.feasibility.analysis import co_locate_shared_claims
+
+    nodes = [node("n1", cpu="8"), node("n2", cpu="8")]
+    (spread,) = gangs_of(SHARED_JOB)
+    assert analyse(cluster(nodes), [spread]).verdicts[0].feasible  # the claim not modelled: fits
+    (gang,) = gangs_of(SHARED_JOB)
+    co_locate_shared_claims([gang], node_local=True)
+    (verdict,) = analyse(cluster(nodes), [gang]).verdicts
+    assert not verdict.feasible
+    assert verdict.placeable == 2
+    assert any("share ResourceClaim shared-gpus" in reason for reason in verdict.reasons)
+    (roomy,) = gangs_of(SHARED_JOB)
+    co_locate_shared_claims([roomy], node_local=True)
+    (verdict,) = analyse(cluster([*nodes, node("big", cpu="16")]), [roomy]).verdicts
+    assert verdict.feasible
+    assert verdict.placement == {"big": 3}
+
+
+def test_a_shared_claim_without_resource_slices_is_a_caveat() -> None:
+    from waslint.feasibility.analysis import co_locate_shared_claims
+
+    (gang,) = gangs_of(SHARED_JOB)
+    co_locate_shared_claims([gang], node_local=False)
+    assert gang.topology_key is None
+    assert gang.caveats and "where its devices are is not known" in gang.caveats[0]
+
+
+# --------------------------------------------------------------------------- never confidently wrong (item 9)
+
+ANTI_AFFINE_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: spread}
+spec:
+  parallelism: 2
+  completions: 2
+  completionMode: Indexed
+  scheduling:
+    schedulingPolicy: {gang: {}}
+  template:
+    metadata:
+      labels: {app: spread}
+      annotations: {kueue.x-k8s.io/job-min-parallelism: "1"}
+    spec:
+      restartPolicy: Never
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: spread}}
+            topologyKey: kubernetes.io/hostname
+      containers:
+      - name: c
+        image: x
+        resources: {requests: {cpu: "1"}}
+"""
+
+
+def test_a_verdict_resting_on_unmodelled_terms_says_so_in_text_and_json() -> None:
+    # kubernetes pkg/scheduler/framework/plugins/interpodaffinity/filtering_test.go
+    # TestRequiredAffinitySingleNode: a Pod whose required podAntiAffinity matches a Pod already on
+    # the node does not fit there. waslint does not model it: the two anti-affine Pods seem to fit on
+    # the one node, and the verdict must say it rests on that. Kueue's partial admission
+    # annotation (kueue.x-k8s.io/job-min-parallelism, keps/420-partial-admission) is not read either.
+    from waslint.feasibility.caveats import add_caveats
+    from waslint.feasibility.render import Located, to_json, to_text
+
+    (gang,) = gangs_of(ANTI_AFFINE_JOB)
+    add_caveats([gang])
+    assert gang.caveats == [
+        "Kueue annotation kueue.x-k8s.io/job-min-parallelism is not read: the verdict does not apply it",
+        "required podAntiAffinity (InterPodAffinity) is not modelled",
+    ]
+    (verdict,) = analyse(cluster([node("only", cpu="8")]), [gang]).verdicts
+    assert verdict.feasible
+    assert verdict.to_json(None, None)["caveats"] == gang.caveats
+    snapshot = {"path": "snap", "nodes": 1, "ready_nodes": 1, "running_pods": 0}
+    text = to_text(snapshot, [Located(verdict, "job.yaml", 1)], [], color=False)
+    assert "Job default/spread (job.yaml:1): feasible (not certain: see the caveats)" in text
+    assert "caveat    | required podAntiAffinity (InterPodAffinity) is not modelled" in text
+    assert "feasible*" in text
+    assert '"caveats": ["Kueue annotation' in to_json(snapshot, [Located(verdict, "job.yaml", 1)], [])
+    assert "rests on what waslint does not model" in verdict.summary_line()
+
+
+def test_a_verdict_on_what_is_modelled_carries_no_caveat() -> None:
+    from waslint.feasibility.caveats import add_caveats
+
+    plain = ANTI_AFFINE_JOB.replace("kueue.x-k8s.io/job-min-parallelism", "example.com/note")
+    plain = plain.split("      affinity:")[0] + "      containers:" + plain.split("      containers:")[1]
+    (gang,) = gangs_of(plain)
+    add_caveats([gang])
+    assert gang.caveats == []

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from waslint.feasibility.capacity import ClusterState
-from waslint.feasibility.dra import node_devices
+from waslint.feasibility.dra import node_devices, shared_claims
 from waslint.feasibility.explain import Verdict, explain, gpu_units
 from waslint.feasibility.model import Gang, NodeInfo, RunningPod, node_from_dict, priority_table, running_pod_from_dict
 from waslint.feasibility.placement import domain_nodes, node_set, place, run_order
@@ -207,6 +207,38 @@ def read_upstream(gangs: list[Gang], pod_group_exists: Callable[[str, str], bool
             gang.problems.append(
                 f'waiting for pod\'s pod group "{name}" to appear in scheduling queue: no PodGroup {name} in the'
                 " set, and kube-scheduler holds its Pods until one exists (they wait forever)"
+            )
+
+
+def co_locate_shared_claims(gangs: list[Gang], node_local: bool) -> None:
+    """A ResourceClaim shared by name is one allocation: every pod naming it must reach the same
+    devices (kube-scheduler's DynamicResources Filter rejects a node the allocation does not reach:
+    "resourceclaim not available on the node"). With node-local devices (the snapshot's
+    ResourceSlices name their node) the pods of a gang that all share a claim go on one node."""
+    for gang in gangs:
+        if gang.composite or not gang.templates:
+            continue
+        per_template = [set(shared_claims(template.spec)) for template in gang.templates]
+        common = set.intersection(*per_template)
+        pods = sum(count for _, count in gang.members) + gang.bound
+        if (not common and not any(per_template)) or pods < 2:
+            continue
+        names = ", ".join(sorted(common or set.union(*per_template)))
+        if not node_local:
+            gang.caveats.append(
+                f"the pods share ResourceClaim {names}: one allocation they must all reach; the snapshot has no"
+                " ResourceSlices, so where its devices are is not known"
+            )
+        elif common and gang.topology_key != HOSTNAME:
+            gang.topology_key, gang.domain_levels = HOSTNAME, ()
+            gang.notes.append(
+                f"the pods share ResourceClaim {names}: one allocation of node-local devices, so they all go on"
+                " one node"
+            )
+        elif not common:
+            gang.caveats.append(
+                f"some of the pods share ResourceClaim {names}: they must go on one node, which placement does not"
+                " enforce for part of a gang"
             )
 
 

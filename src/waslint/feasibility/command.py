@@ -17,9 +17,11 @@ from waslint.feasibility.analysis import (
     analyse,
     assign_levels,
     build_cluster,
+    co_locate_shared_claims,
     read_upstream,
     topology_levels,
 )
+from waslint.feasibility.caveats import add_caveats
 from waslint.feasibility.dra import DRA_GROUP, ClaimBook, claim_book
 from waslint.feasibility.explain import Verdict
 from waslint.feasibility.gangs import collect
@@ -134,6 +136,8 @@ def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Che
     topologies += [obj.data for kind in TOPOLOGY_KINDS for obj in index.of_kind(*kind)]
     assign_levels(collected.gangs, topology_levels(topologies))
     read_upstream(collected.gangs, lambda namespace, name: index.get(*PODGROUP, namespace, name) is not None)
+    co_locate_shared_claims(collected.gangs, bool(snapshot.resource_slices))
+    add_caveats(collected.gangs)
     result = analyse(cluster, collected.gangs, what_if.preempt)
     located = [_locate(verdict) for verdict in result.verdicts]
     return Checked(result, cluster.summary()), located

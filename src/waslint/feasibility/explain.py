@@ -77,6 +77,7 @@ class Verdict:
             ],
             "children": [child.to_json(None, None) for child in self.children],
             "what_if": self.what_if,
+            "caveats": self.gang.caveats,
         }
 
     def domain_json(self) -> dict[str, Any] | None:
@@ -92,7 +93,10 @@ class Verdict:
 
     def summary_line(self) -> str:
         """One sentence for a lint finding or a table cell."""
-        return "; ".join(self.reasons) if self.reasons else "fits"
+        said = "; ".join(self.reasons) if self.reasons else "fits"
+        if self.gang.caveats:
+            said += f"; the verdict rests on what waslint does not model: {'; '.join(self.gang.caveats)}"
+        return said
 
 
 def pods_word(count: int) -> str:

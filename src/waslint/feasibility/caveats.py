@@ -1,0 +1,83 @@
+"""What a verdict rests on that feasibility does not model, said next to it: an annotation of a
+scheduler whose meaning placement does not read (Kueue, KAI-Scheduler, Volcano, coscheduling),
+and pod-spec terms the filters skip (required inter-pod affinity, topology spread, host ports,
+node-affinity fields other than `metadata.name`, volumes bound to zones). A verdict with a caveat
+is never stated as certain: the text report marks it and the JSON lists `caveats`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from waslint.feasibility.model import Gang
+from waslint.objects.keys import (
+    KAI_GPU_FRACTION,
+    KAI_GPU_FRACTION_DEVICES,
+    KAI_GPU_MEMORY,
+    KAI_MIN_MEMBER,
+    VOLCANO_GROUP_ANNOTATIONS,
+)
+from waslint.objects.kobject import KObject, as_list, as_map
+
+# Annotation prefixes of the schedulers whose gangs feasibility reads, and who owns them.
+SCHEDULER_PREFIXES = (
+    ("kueue.x-k8s.io/", "Kueue"),
+    ("kai.scheduler/", "KAI-Scheduler"),
+    ("run.ai/", "KAI-Scheduler"),
+    ("scheduling.volcano.sh/", "Volcano"),
+    ("volcano.sh/", "Volcano"),
+    ("scheduling.x-k8s.io/", "coscheduling"),
+)
+# The annotations of those schedulers that placement reads (their meaning is modelled).
+READ_ANNOTATIONS = frozenset(
+    {KAI_MIN_MEMBER, KAI_GPU_FRACTION, KAI_GPU_FRACTION_DEVICES, KAI_GPU_MEMORY, *VOLCANO_GROUP_ANNOTATIONS}
+)
+CAVEATS_SHOWN = 6
+
+
+def add_caveats(gangs: list[Gang], read: frozenset[str] = READ_ANNOTATIONS) -> None:
+    for gang in gangs:
+        for child in gang.children:
+            add_caveats([child], read)
+        found = list(gang.caveats)
+        found += _annotations(gang, read)
+        for template in gang.templates:
+            found += spec_caveats(template.spec)
+        gang.caveats = list(dict.fromkeys(found))[:CAVEATS_SHOWN]
+
+
+def _annotations(gang: Gang, read: frozenset[str]) -> list[str]:
+    holders: list[dict[str, Any]] = [template.annotations for template in gang.templates]
+    if isinstance(gang.origin, KObject):
+        holders.append(gang.origin.annotations)
+    found = []
+    for held in holders:
+        for key in sorted(str(key) for key in held):
+            owner = next((name for prefix, name in SCHEDULER_PREFIXES if key.startswith(prefix)), None)
+            if owner is not None and key not in read:
+                found.append(f"{owner} annotation {key} is not read: the verdict does not apply it")
+    return found
+
+
+def spec_caveats(spec: dict[str, Any]) -> list[str]:
+    """Pod-spec terms the node filters skip."""
+    found = []
+    affinity = as_map(spec.get("affinity"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        if as_list(as_map(affinity.get(kind)).get("requiredDuringSchedulingIgnoredDuringExecution")):
+            found.append(f"required {kind} (InterPodAffinity) is not modelled")
+    spread = [as_map(item) for item in as_list(spec.get("topologySpreadConstraints"))]
+    if any(item.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" for item in spread):
+        found.append("topologySpreadConstraints with DoNotSchedule (PodTopologySpread) are not modelled")
+    required = as_map(as_map(affinity.get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
+    for term in as_list(required.get("nodeSelectorTerms")):
+        for field in as_list(as_map(term).get("matchFields")):
+            key = as_map(field).get("key")
+            if key != "metadata.name":
+                found.append(f"nodeAffinity matchFields on {key} is skipped (only metadata.name is read)")
+    containers = [*as_list(spec.get("containers")), *as_list(spec.get("initContainers"))]
+    if any(as_map(port).get("hostPort") for c in containers for port in as_list(as_map(c).get("ports"))):
+        found.append("host ports (NodePorts) are not modelled")
+    if any(as_map(volume).get("persistentVolumeClaim") for volume in as_list(spec.get("volumes"))):
+        found.append("persistent volumes' node affinity (VolumeBinding, VolumeZone) is not modelled")
+    return found
