@@ -20,7 +20,7 @@ from waslint.objects.keys import HOSTNAME, KAI_PODGROUP, PODGROUP, SCHEDULING
 from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
 from waslint.objects.shapes import shape_from_spec
 
-PREEMPT_DOMAINS = 8  # domains tried for the cheapest victim set
+PREEMPT_DOMAINS = 8  # fitting domains tried for the least important victim set
 
 
 class WhatIfError(ValueError):
