@@ -72,7 +72,13 @@ class Verdict:
             "priority": self.gang.priority,
             "headroom": self.headroom,
             "domain_counts": [
-                {"domain": row.value, "placeable": row.pods, "required": self.required, "free": row.free}
+                {
+                    "domain": row.value,
+                    "placeable": row.pods,
+                    "required": self.required,
+                    "free": show_amount(self.limiting_resource, row.free) if self.limiting_resource else None,
+                    "resource": self.limiting_resource,
+                }
                 for row in self.rooms
             ],
             "children": [child.to_json(None, None) for child in self.children],
