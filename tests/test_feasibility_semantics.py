@@ -75,6 +75,7 @@ def test_bound_members_leave_fewer_pods_to_place() -> None:
     assert verdict.domain == "rack-2"
     assert sum(verdict.placement.values()) == 2
     assert verdict.placeable == 3
+    assert verdict.to_json(None, None)["bound"] == 1
 
 
 def test_composite_group_with_a_bound_child_member_completes_only_in_its_rack() -> None:

@@ -62,6 +62,7 @@ class Verdict:
             "feasible": self.feasible,
             "required": self.required,
             "placeable": self.placeable,
+            "bound": self.gang.bound,
             "domain": self.domain_json(),
             "fitting_domains": self.fitting_domains,
             "placement": self.placement,
