@@ -239,6 +239,7 @@ class ShapeView:
         self._sums: dict[str | None, dict[str, int]] = {}
         self._free: dict[tuple[str | None, str], dict[str, int]] = {}
         self._unlabelled: dict[str, list[int]] = {}
+        self._eligible: dict[str | None, dict[str, int]] = {}
         self._ranked: dict[str | None, RoomIndex] = {}
 
     def _filter(self) -> list[str | None]:
@@ -290,6 +291,18 @@ class ShapeView:
             for value, positions in self.state.domains(key).items():
                 found[value] = sum(free[p].get(resource, 0) for p in positions if excluded[p] is None)
             self._free[(key, resource)] = found
+        return found
+
+    def eligible(self, key: str | None) -> dict[str, int]:
+        """Domain value -> nodes of the domain that pass the filters (fixed: filters never change)."""
+        found = self._eligible.get(key)
+        if found is None:
+            excluded = self.excluded
+            found = {
+                value: sum(1 for p in positions if excluded[p] is None)
+                for value, positions in self.state.domains(key).items()
+            }
+            self._eligible[key] = found
         return found
 
     def unlabelled(self, key: str) -> list[int]:

@@ -25,7 +25,7 @@ from waslint.feasibility.caveats import add_caveats
 from waslint.feasibility.dra import DRA_GROUP, ClaimBook, claim_book
 from waslint.feasibility.explain import Verdict
 from waslint.feasibility.gangs import collect
-from waslint.feasibility.model import never_preempting, priority_table
+from waslint.feasibility.model import Gang, never_preempting, priority_table
 from waslint.feasibility.render import Located, to_json, to_text
 from waslint.findings import Finding
 from waslint.io.discover import discover
@@ -132,15 +132,22 @@ def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Che
         )
     except WhatIfError as err:
         raise UsageError(str(err)) from err
-    topologies = [obj.data for obj in snapshot.topologies]
-    topologies += [obj.data for kind in TOPOLOGY_KINDS for obj in index.of_kind(*kind)]
-    assign_levels(collected.gangs, topology_levels(topologies))
-    read_upstream(collected.gangs, lambda namespace, name: index.get(*PODGROUP, namespace, name) is not None)
-    co_locate_shared_claims(collected.gangs, bool(snapshot.resource_slices))
-    add_caveats(collected.gangs)
+    apply_readings(collected.gangs, snapshot, index)
     result = analyse(cluster, collected.gangs, what_if.preempt)
     located = [_locate(verdict) for verdict in result.verdicts]
     return Checked(result, cluster.summary()), located
+
+
+def apply_readings(gangs: list[Gang], snapshot: Snapshot, index: ObjectIndex) -> None:
+    """What the schedulers decide about the gangs before placement: Kueue/KAI domains as paths of
+    their Topology levels, missing PodGroups and basic groups, shared claims, and the caveats of
+    what is not modelled (bound members are read in `analyse`, from the cluster state)."""
+    topologies = [obj.data for obj in snapshot.topologies]
+    topologies += [obj.data for kind in TOPOLOGY_KINDS for obj in index.of_kind(*kind)]
+    assign_levels(gangs, topology_levels(topologies))
+    read_upstream(gangs, lambda namespace, name: index.get(*PODGROUP, namespace, name) is not None)
+    co_locate_shared_claims(gangs, bool(snapshot.resource_slices))
+    add_caveats(gangs)
 
 
 def _claims(snapshot: Snapshot, index: ObjectIndex) -> ClaimBook:

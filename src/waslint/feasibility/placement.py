@@ -141,11 +141,15 @@ def best_domain(
     room = room_per_domain(state, shape, key, restrict) if best is not None else {}
     if best is not None and room.get(best, 0) > 0:
         return best
-    excluded = state.view(shape).excluded
-    eligible = {
-        value: sum(1 for p in nodes if excluded[p] is None)
-        for value, nodes in domain_nodes(state, key, restrict).items()
-    }
+    view = state.view(shape)
+    if restrict is None:
+        eligible = view.eligible(key)
+    else:
+        excluded = view.excluded
+        eligible = {
+            value: sum(1 for p in nodes if excluded[p] is None)
+            for value, nodes in domain_nodes(state, key, restrict).items()
+        }
     candidates = [value for value, count in eligible.items() if count > 0]
     if not candidates:
         return None
