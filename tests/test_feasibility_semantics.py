@@ -332,3 +332,13 @@ def test_a_verdict_on_what_is_modelled_carries_no_caveat() -> None:
     (gang,) = gangs_of(plain)
     add_caveats([gang])
     assert gang.caveats == []
+
+
+def test_reading_bound_members_twice_changes_nothing() -> None:
+    text = "---\n".join([pod_group("train", 3, RACK_CONSTRAINT), member("w0", "train"), member("w1", "train")])
+    (gang,) = gangs_of(text)
+    bound = [running("w0", "r2-0", gpu=8, group="train")]  # w0 is in the set too: one member, not two
+    first = analyse(cluster(racks(), bound), [gang]).verdicts[0]
+    again = analyse(cluster(racks(), bound), [gang]).verdicts[0]
+    assert gang.problems  # w0 and w1 are two members of three, bound or not
+    assert (first.placeable, first.reasons) == (again.placeable, again.reasons)

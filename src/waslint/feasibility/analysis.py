@@ -18,7 +18,6 @@ from waslint.feasibility.placement import domain_nodes, node_set, place, run_ord
 from waslint.objects.groups import object_group
 from waslint.objects.keys import HOSTNAME, KAI_PODGROUP, PODGROUP, SCHEDULING
 from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
-from waslint.objects.shapes import shape_from_spec
 
 PREEMPT_DOMAINS = 8  # fitting domains tried for the least important victim set
 
@@ -147,19 +146,19 @@ def _bind(state: ClusterState, gang: Gang, by_group: dict[tuple[str, str], list[
 
 
 def _count_bound(gang: Gang, pods: list[RunningPod]) -> None:
+    """The bound members count toward the minimum (placement takes `required - bound` more of the
+    members); a bound Pod that is also in the set is one member, not two."""
     gang.bound = len(pods)
-    names = {pod.name for pod in pods}
-    listed = [t for t in gang.templates if t.owner.kind == "Pod" and t.owner.name in names]
-    members = dict(gang.members)
-    for template in listed:  # a bound Pod that is also in the set is no longer to place
-        shape = shape_from_spec(template.spec, template.annotations)
-        match = shape if members.get(shape) else next((s for s, n in members.items() if n > 0), None)
-        if match is not None:
-            members[match] -= 1
-    gang.members = [(shape, count) for shape, count in members.items() if count > 0]
-    if sum(members.values()) + gang.bound >= gang.required:
+    listed = {t.owner.name for t in gang.templates if t.owner.kind == "Pod"}
+    have = sum(count for _, count in gang.members) + sum(1 for pod in pods if pod.name not in listed)
+    if have >= gang.required:
         gang.problems[:] = [p for p in gang.problems if SHORT_PROBLEM not in p]
-    gang.notes.append(f"{gang.bound} member Pod(s) already bound: they count toward the minimum of {gang.required}")
+    _note(gang, f"{gang.bound} member Pod(s) already bound: they count toward the minimum of {gang.required}")
+
+
+def _note(gang: Gang, said: str) -> None:
+    if said not in gang.notes:
+        gang.notes.append(said)
 
 
 def _fix_domain(state: ClusterState, gang: Gang, positions: list[int]) -> None:
@@ -167,11 +166,10 @@ def _fix_domain(state: ClusterState, gang: Gang, positions: list[int]) -> None:
     found = sorted({values[p] or "" for p in positions})
     if len(found) == 1 and found[0]:
         gang.fixed_domain = found[0]
-        gang.notes.append(
-            f"bound members run in {gang.topology_key}={found[0]}: the group can complete only in that domain"
-        )
+        _note(gang, f"bound members run in {gang.topology_key}={found[0]}: the group can complete only in that domain")
         return
     where = ", ".join(value or f"a node without {gang.topology_key}" for value in found)
+    gang.problems[:] = [p for p in gang.problems if "bound members already run in" not in p]
     gang.problems.append(
         f"bound members already run in more than one {gang.topology_key} domain ({where}):"
         " the topology constraint can never hold for the group"
