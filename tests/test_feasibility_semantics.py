@@ -282,7 +282,7 @@ spec:
   template:
     metadata:
       labels: {app: spread}
-      annotations: {kueue.x-k8s.io/job-min-parallelism: "1"}
+      annotations: {kueue.x-k8s.io/podset-slice-required-topology-constraints: "[]"}
     spec:
       restartPolicy: Never
       affinity:
@@ -301,15 +301,17 @@ def test_a_verdict_resting_on_unmodelled_terms_says_so_in_text_and_json() -> Non
     # kubernetes pkg/scheduler/framework/plugins/interpodaffinity/filtering_test.go
     # TestRequiredAffinitySingleNode: a Pod whose required podAntiAffinity matches a Pod already on
     # the node does not fit there. waslint does not model it: the two anti-affine Pods seem to fit on
-    # the one node, and the verdict must say it rests on that. Kueue's partial admission
-    # annotation (kueue.x-k8s.io/job-min-parallelism, keps/420-partial-admission) is not read either.
+    # the one node, and the verdict must say it rests on that. Kueue's multi-layer slice
+    # constraints (kueue.x-k8s.io/podset-slice-required-topology-constraints,
+    # keps/2724-topology-aware-scheduling) are not read either.
     from waslint.feasibility.caveats import add_caveats
     from waslint.feasibility.render import Located, to_json, to_text
 
     (gang,) = gangs_of(ANTI_AFFINE_JOB)
     add_caveats([gang])
     assert gang.caveats == [
-        "Kueue annotation kueue.x-k8s.io/job-min-parallelism is not read: the verdict does not apply it",
+        "Kueue key kueue.x-k8s.io/podset-slice-required-topology-constraints is not read: the verdict does"
+        " not apply it",
         "required podAntiAffinity (InterPodAffinity) is not modelled",
     ]
     (verdict,) = analyse(cluster([node("only", cpu="8")]), [gang]).verdicts
@@ -320,14 +322,14 @@ def test_a_verdict_resting_on_unmodelled_terms_says_so_in_text_and_json() -> Non
     assert "Job default/spread (job.yaml:1): feasible (not certain: see the caveats)" in text
     assert "caveat    | required podAntiAffinity (InterPodAffinity) is not modelled" in text
     assert "feasible*" in text
-    assert '"caveats": ["Kueue annotation' in to_json(snapshot, [Located(verdict, "job.yaml", 1)], [])
+    assert '"caveats": ["Kueue key' in to_json(snapshot, [Located(verdict, "job.yaml", 1)], [])
     assert "rests on what waslint does not model" in verdict.summary_line()
 
 
 def test_a_verdict_on_what_is_modelled_carries_no_caveat() -> None:
     from waslint.feasibility.caveats import add_caveats
 
-    plain = ANTI_AFFINE_JOB.replace("kueue.x-k8s.io/job-min-parallelism", "example.com/note")
+    plain = ANTI_AFFINE_JOB.replace("kueue.x-k8s.io/podset-slice-required-topology-constraints", "example.com/note")
     plain = plain.split("      affinity:")[0] + "      containers:" + plain.split("      containers:")[1]
     (gang,) = gangs_of(plain)
     add_caveats([gang])

@@ -1,5 +1,6 @@
-"""What a verdict rests on that feasibility does not model, said next to it: an annotation of a
-scheduler whose meaning placement does not read (Kueue, KAI-Scheduler, Volcano, coscheduling),
+"""What a verdict rests on that feasibility does not model, said next to it: a label or annotation
+of a scheduler whose meaning placement does not read (Kueue, KAI-Scheduler, Volcano, coscheduling:
+`objects/keys.py` lists per scheduler what is read, `unread_keys` the rest),
 and pod-spec terms the filters skip (required inter-pod affinity, topology spread, host ports,
 node-affinity fields other than `metadata.name`, volumes bound to zones). A verdict with a caveat
 is never stated as certain: the text report marks it and the JSON lists `caveats`.
@@ -10,52 +11,37 @@ from __future__ import annotations
 from typing import Any
 
 from waslint.feasibility.model import Gang
-from waslint.objects.keys import (
-    KAI_GPU_FRACTION,
-    KAI_GPU_FRACTION_DEVICES,
-    KAI_GPU_MEMORY,
-    KAI_MIN_MEMBER,
-    VOLCANO_GROUP_ANNOTATIONS,
-)
+from waslint.objects.keys import unread_keys
 from waslint.objects.kobject import KObject, as_list, as_map
 
-# Annotation prefixes of the schedulers whose gangs feasibility reads, and who owns them.
-SCHEDULER_PREFIXES = (
-    ("kueue.x-k8s.io/", "Kueue"),
-    ("kai.scheduler/", "KAI-Scheduler"),
-    ("run.ai/", "KAI-Scheduler"),
-    ("scheduling.volcano.sh/", "Volcano"),
-    ("volcano.sh/", "Volcano"),
-    ("scheduling.x-k8s.io/", "coscheduling"),
-)
-# The annotations of those schedulers that placement reads (their meaning is modelled).
-READ_ANNOTATIONS = frozenset(
-    {KAI_MIN_MEMBER, KAI_GPU_FRACTION, KAI_GPU_FRACTION_DEVICES, KAI_GPU_MEMORY, *VOLCANO_GROUP_ANNOTATIONS}
-)
+SCHEDULER_NAMES = {"kai": "KAI-Scheduler", "volcano": "Volcano", "kueue": "Kueue", "coscheduling": "coscheduling"}
 CAVEATS_SHOWN = 6
 
 
-def add_caveats(gangs: list[Gang], read: frozenset[str] = READ_ANNOTATIONS) -> None:
+def add_caveats(gangs: list[Gang]) -> None:
     for gang in gangs:
         for child in gang.children:
-            add_caveats([child], read)
+            add_caveats([child])
         found = list(gang.caveats)
-        found += _annotations(gang, read)
+        found += _unread(gang)
         for template in gang.templates:
             found += spec_caveats(template.spec)
         gang.caveats = list(dict.fromkeys(found))[:CAVEATS_SHOWN]
 
 
-def _annotations(gang: Gang, read: frozenset[str]) -> list[str]:
-    holders: list[dict[str, Any]] = [template.annotations for template in gang.templates]
+def _unread(gang: Gang) -> list[str]:
+    """Labels and annotations of a scheduler that `objects/keys.py` does not list as read."""
+    holders: list[dict[str, Any]] = []
+    for template in gang.templates:
+        holders += [template.annotations, template.labels]
     if isinstance(gang.origin, KObject):
-        holders.append(gang.origin.annotations)
+        holders += [gang.origin.annotations, gang.origin.labels]
     found = []
     for held in holders:
-        for key in sorted(str(key) for key in held):
-            owner = next((name for prefix, name in SCHEDULER_PREFIXES if key.startswith(prefix)), None)
-            if owner is not None and key not in read:
-                found.append(f"{owner} annotation {key} is not read: the verdict does not apply it")
+        for scheduler, key in sorted(unread_keys(held)):
+            found.append(
+                f"{SCHEDULER_NAMES.get(scheduler, scheduler)} key {key} is not read: the verdict does not apply it"
+            )
     return found
 
 
