@@ -344,3 +344,41 @@ def test_reading_bound_members_twice_changes_nothing() -> None:
     again = analyse(cluster(racks(), bound), [gang]).verdicts[0]
     assert gang.problems  # w0 and w1 are two members of three, bound or not
     assert (first.placeable, first.reasons) == (again.placeable, again.reasons)
+
+
+def test_a_kueue_job_with_its_topology_in_the_set_is_placed_in_a_path_domain() -> None:
+    # kueue tas_cache_test.go TestFindTopologyAssignments "rack required; multiple Pods fit in a
+    # rack; BestFit" through the whole command path: the Kueue Topology (levels block, rack) beside
+    # the Job, the Job's podset-required-topology read by gangs.py, the domains joined by path.
+    from waslint.feasibility.command import apply_readings
+    from waslint.sources.snapshot import Snapshot
+
+    block, rack = "cloud.com/topology-block", "cloud.com/topology-rack"
+    text = (
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: default}\n"
+        f"spec:\n  levels:\n  - nodeLabel: {block}\n  - nodeLabel: {rack}\n---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\n  labels: {kueue.x-k8s.io/queue-name: q}\n"
+        "spec:\n  parallelism: 3\n  completions: 3\n  template:\n"
+        f"    metadata:\n      annotations: {{kueue.x-k8s.io/podset-required-topology: {rack}}}\n"
+        "    spec:\n      containers:\n      - name: c\n        image: x\n        resources: {requests: {cpu: '1'}}\n"
+    )
+    index = ObjectIndex.build([parse_bytes("set.yaml", text.encode())], "default")
+    gangs = collect(index, {}, 0).gangs
+    apply_readings(gangs, Snapshot("snap"), index)
+    (gang,) = [g for g in gangs if g.kind == "Job"]
+    assert gang.domain_levels == (block,)
+
+    def kueue_node(name: str, b: str, r: str, cpu: str) -> dict[str, object]:
+        return node(name, cpu=cpu, memory="1Gi", pods=10, labels={block: b, rack: r})
+
+    nodes = [
+        kueue_node("b1-r1-x3", "b1", "r1", "1"),
+        kueue_node("b1-r2-x5", "b1", "r2", "1"),
+        kueue_node("b1-r2-x1", "b1", "r2", "1"),
+        kueue_node("b1-r2-x6", "b1", "r2", "1"),
+        kueue_node("b2-r2-x2", "b2", "r1", "1"),
+        kueue_node("b2-r2-x4", "b2", "r2", "2"),
+    ]
+    (verdict,) = analyse(cluster(nodes), [gang]).verdicts
+    assert verdict.domain == "b1/r2"
+    assert sorted(verdict.placement) == ["b1-r2-x1", "b1-r2-x5", "b1-r2-x6"]
