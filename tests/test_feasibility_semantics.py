@@ -350,10 +350,13 @@ def test_a_kueue_job_with_its_topology_in_the_set_is_placed_in_a_path_domain() -
     # kueue tas_cache_test.go TestFindTopologyAssignments "rack required; multiple Pods fit in a
     # rack; BestFit" through the whole command path: the Kueue Topology (levels block, rack) beside
     # the Job, the Job's podset-required-topology read by gangs.py, the domains joined by path.
+    from test_feasibility_upstream import KUEUE_BLOCK as block
+    from test_feasibility_upstream import KUEUE_RACK as rack
+    from test_feasibility_upstream import kueue_tree
+
     from waslint.feasibility.command import apply_readings
     from waslint.sources.snapshot import Snapshot
 
-    block, rack = "cloud.com/topology-block", "cloud.com/topology-rack"
     text = (
         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: default}\n"
         f"spec:\n  levels:\n  - nodeLabel: {block}\n  - nodeLabel: {rack}\n---\n"
@@ -368,17 +371,7 @@ def test_a_kueue_job_with_its_topology_in_the_set_is_placed_in_a_path_domain() -
     (gang,) = [g for g in gangs if g.kind == "Job"]
     assert gang.domain_levels == (block,)
 
-    def kueue_node(name: str, b: str, r: str, cpu: str) -> dict[str, object]:
-        return node(name, cpu=cpu, memory="1Gi", pods=10, labels={block: b, rack: r})
-
-    nodes = [
-        kueue_node("b1-r1-x3", "b1", "r1", "1"),
-        kueue_node("b1-r2-x5", "b1", "r2", "1"),
-        kueue_node("b1-r2-x1", "b1", "r2", "1"),
-        kueue_node("b1-r2-x6", "b1", "r2", "1"),
-        kueue_node("b2-r2-x2", "b2", "r1", "1"),
-        kueue_node("b2-r2-x4", "b2", "r2", "2"),
-    ]
+    nodes = kueue_tree()
     (verdict,) = analyse(cluster(nodes), [gang]).verdicts
     assert verdict.domain == "b1/r2"
     assert sorted(verdict.placement) == ["b1-r2-x1", "b1-r2-x5", "b1-r2-x6"]
