@@ -8,6 +8,7 @@ versions stand in the way of `--target-version`.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -130,6 +131,7 @@ def run_audit(
         discovery.problems.extend(schema_problems)
     options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds, schemas)
     progress("lint")
+    gc.freeze()  # as lint_paths does: the sources live until the run ends
     result = lint_sources(collection.sources, options, config)
     for finding in result.findings:
         finding.fixable = False  # `waslint fix` rewrites manifests, never a live object
