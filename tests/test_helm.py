@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES, examples, lint_path, lint_texts, run_cli
 from waslint.fix.run import FixOptions, fix_paths
-from waslint.io.helm import PLACEHOLDER, is_template, mask_template
+from waslint.io.helm import is_template, mask_template
+from waslint.io.helmtext import PLACEHOLDER
 from waslint.io.loader import parse_bytes
 
 CHART = FIXTURES / "helm" / "trainer"

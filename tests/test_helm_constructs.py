@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, lint_path
-from waslint.io.helm import PLACEHOLDER
+from waslint.io.helmtext import PLACEHOLDER
 from waslint.io.loader import parse_bytes
 
 CONSTRUCTS = ROOT / "tests" / "data" / "helm-constructs"

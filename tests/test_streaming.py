@@ -29,13 +29,14 @@ def _shape(findings: list[Finding]) -> list[tuple[object, ...]]:
 
 def _whole_set(folder: Path) -> LintResult:
     """The same run with every file parsed and indexed (how fix and audit lint)."""
-    from waslint.lint.gitops import may_need_layout, read_layout
+    from waslint.lint.gitops import read_layout
+    from waslint.lint.selection import may_need_layout
 
     plan, errors = plan_reading([str(folder)], Config().excludes)
     assert not errors
     sources = load_all(plan.files)
     options = lint_options()
-    layout = read_layout(sources, options) if may_need_layout(sources) else None
+    layout = read_layout(sources, options) if may_need_layout(source.path for source in sources) else None
     return lint_sources(sources, options, Config(), release_positions=True, layout=layout)
 
 

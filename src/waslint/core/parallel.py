@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import struct
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -128,6 +127,7 @@ def _take_items(task: Callable[[T], R], items: Sequence[T], queue: int) -> dict[
 
 def _start_worker(task: Callable[[T], R], items: Sequence[T], queue: int) -> tuple[int, int]:
     import pickle  # only runs that fork pay for it
+    import traceback
 
     result_read, result_write = os.pipe()
     pid = os.fork()

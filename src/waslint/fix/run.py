@@ -30,7 +30,8 @@ from waslint.fix.yamltext import (
 )
 from waslint.io.config import Config
 from waslint.io.discover import discover_all
-from waslint.io.helm import PLACEHOLDER, is_template
+from waslint.io.helm import is_template
+from waslint.io.helmtext import PLACEHOLDER
 from waslint.io.loader import MAX_FILE_BYTES, Document, SourceFile, parse_bytes, too_large
 from waslint.io.reading import InputError, TooLarge, read_bounded
 from waslint.knowledge.releases import fix_target

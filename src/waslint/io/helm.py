@@ -22,18 +22,16 @@ offset, for the wording of a WAS001 the masked text still has.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import yaml
 
-PLACEHOLDER = "\ue000"
-CHART_FILE = "Chart.yaml"  # a folder holding it is a Helm chart (lint/gitops.py: each chart a scope)
+from waslint.io.helmtext import CHART_FILE, PLACEHOLDER
+
 # An action may span lines (Go allows newlines inside actions), but never holds another `{{`.
 _ACTION = re.compile(r"\{\{(?:(?!\{\{).)*?\}\}", re.DOTALL)
-_RUN = re.compile(PLACEHOLDER + "+")
-SHOWN_AS = "{{…}}"
 _OPENERS = frozenset({"if", "with", "range", "define", "block"})
 _SILENT = frozenset({"if", "with", "range", "define", "block", "else", "end", "break", "continue"})
 _WORD = re.compile(r"[A-Za-z_]+")
@@ -330,11 +328,6 @@ class _Blocks:
         return [(b.start, b.end) for b in self.branches if b.number < last[b.construct]]
 
 
-def shown(text: str) -> str:
-    """Text read from a masked template, as a person should see it."""
-    return _RUN.sub(SHOWN_AS, text) if PLACEHOLDER in text else text
-
-
 def is_template(path: str, text: str) -> bool:
     """Whether the file is a Helm template, read through its masked text: it lies in a chart's
     `templates/` folder (Helm renders every action there, comments included), or it holds an
@@ -349,9 +342,11 @@ def is_template(path: str, text: str) -> bool:
 
 def in_chart_templates(path: str) -> bool:
     """Whether `path` lies under a `templates` folder beside a `Chart.yaml` (subfolders too)."""
-    location = Path(path)
-    if "templates" not in location.parts[:-1]:
+    if "templates" not in path.replace(os.sep, "/").split("/")[:-1]:
         return False
+    from pathlib import Path  # pathlib (with urllib.parse) costs 3 ms of a start: only for template paths
+
+    location = Path(path)
     return any(folder.name == "templates" and (folder.parent / CHART_FILE).is_file() for folder in location.parents)
 
 

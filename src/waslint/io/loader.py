@@ -14,12 +14,12 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
 from waslint.core.model import Path, Span
-from waslint.io.helm import PLACEHOLDER, VIEWS, MaskedTemplate, is_template, mask_template
+from waslint.io.helmtext import PLACEHOLDER
 from waslint.io.reading import (
     DEFAULT_LIMIT,
     MAX_DEPTH,
@@ -30,6 +30,9 @@ from waslint.io.reading import (
     read_bounded,
     skip_json_space,
 )
+
+if TYPE_CHECKING:  # a template's masking: read only for a file holding `{{`
+    from waslint.io.helm import MaskedTemplate
 
 MAX_FILE_BYTES = DEFAULT_LIMIT
 MAX_EXPANDED_NODES = 500_000
@@ -359,7 +362,7 @@ def parse_text(source: SourceFile) -> None:
         if source.is_json or (path == "-" and text.lstrip()[:1] in ("{", "[")):
             source.is_json = True  # stdin is told by content
             _parse_json(source)
-        elif is_template(path, text) and _parse_masked(source):
+        elif _is_template(path, text) and _parse_masked(source):
             pass
         else:
             _parse_yaml(source)
@@ -368,11 +371,22 @@ def parse_text(source: SourceFile) -> None:
             gc.enable()
 
 
+def _is_template(path: str, text: str) -> bool:
+    """io/helm.is_template; its module (the masking) is imported only for a file holding `{{`."""
+    if "{{" not in text:
+        return False
+    from waslint.io.helm import is_template
+
+    return is_template(path, text)
+
+
 def _parse_masked(source: SourceFile) -> bool:
     """Read a Helm template through its masked text; False (nothing read) when there is no
     action to mask, or when the masked text is not YAML but the raw text is (braces in strings
     of a plain file). A template still broken once masked keeps the documents that parse, and
     its WAS001 is located and worded from the masked view, naming the template construct there."""
+    from waslint.io.helm import VIEWS, mask_template
+
     masked = mask_template(source.text)
     if masked is None:
         return False

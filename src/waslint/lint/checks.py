@@ -4,7 +4,6 @@ Helm template positions and inline suppressions, and marked with the fixes `fix`
 from __future__ import annotations
 
 import os
-import traceback
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -13,7 +12,7 @@ from waslint.core.codes import matches
 from waslint.core.model import Span
 from waslint.findings import Finding
 from waslint.io.config import Config
-from waslint.io.helm import shown
+from waslint.io.helmtext import shown
 from waslint.io.loader import SourceFile
 from waslint.lint.context import Context
 from waslint.lint.options import LintOptions
@@ -156,6 +155,8 @@ def _run_object_rule(rule: Rule, obj: KObject, ctx: Context, hits: list[Hit], in
 
 
 def _internal_error(rule: Rule, obj: KObject | None, err: Exception) -> str:
+    import traceback  # only a rule that raised
+
     where = f" on {obj} in {obj.file.path}" if obj is not None else ""
     detail = "".join(traceback.format_exception_only(type(err), err)).strip()
     if os.environ.get("WASLINT_DEBUG"):

@@ -19,7 +19,7 @@ from waslint.lint.context import Context
 from waslint.lint.lookups import RULE_LOOKUPS
 from waslint.lint.options import LintOptions
 from waslint.lint.registry import Rule, select_rules
-from waslint.lint.selection import plan_reading
+from waslint.lint.selection import may_need_layout, plan_reading
 from waslint.lint.stream import StreamMiss, check_streamed, in_workers
 from waslint.objects.index import ObjectIndex
 
@@ -84,6 +84,7 @@ def lint_paths(
     name_stdin(sources, options.stdin_filename)
     # Everything loaded so far lives until the run ends: keep the collector from re-scanning it.
     gc.freeze()
+    gc.enable()  # off through the start-up (cli.main)
     try:
         result = lint_sources(sources, replace(options, stream=stream), config, release_positions=True, layout=layout)
     except StreamMiss:
@@ -99,11 +100,11 @@ def lint_paths(
 def _layout(sources: list[SourceFile], options: LintOptions, reported: Callable[[str], bool] | None) -> Layout | None:
     """The repository's structure (charts, kustomize build roots and their renders), read only
     when the run holds a kustomization or a chart."""
-    from waslint.lint.gitops import may_need_layout, read_layout
+    if not may_need_layout(source.path for source in sources):
+        return None
+    from waslint.lint.gitops import read_layout
     from waslint.sources.kustomize.render import RendererError
 
-    if not may_need_layout(sources):
-        return None
     try:
         return read_layout(sources, options, reported)
     except RendererError as err:

@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from waslint.core.model import Span
 from waslint.core.parallel import fork_map, split_evenly
 from waslint.findings import Finding
-from waslint.io.helm import CHART_FILE
+from waslint.io.helmtext import CHART_FILE
 from waslint.io.loader import Document, SourceFile, parse_bytes, parse_text, read_source
 from waslint.lint.options import LintOptions
 from waslint.lint.registry import get_rule
-from waslint.sources.kustomize.graph import BuildGraph, Kustomization, Patch, is_kustomization
+from waslint.sources.kustomize import is_kustomization
+from waslint.sources.kustomize.graph import BuildGraph, Kustomization, Patch
 from waslint.sources.kustomize.origins import (
     AppliedPatch,
     Placement,
@@ -61,10 +62,6 @@ class Layout:
             if path == chart or path.startswith(chart.rstrip("/") + "/"):
                 return chart
         return None
-
-
-def may_need_layout(sources: Iterable[SourceFile]) -> bool:
-    return any(is_kustomization(source.path) or os.path.basename(source.path) == CHART_FILE for source in sources)
 
 
 def read_layout(

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from waslint.io.discover import discover_all
+from waslint.io.helmtext import CHART_FILE
+from waslint.sources.kustomize import is_kustomization
 
 Excluder = list[str] | Callable[[str], bool]  # patterns, or Config.excludes
 
@@ -79,3 +81,9 @@ def _inside(real: str, folders: list[str]) -> bool:
 
 def _real(path: str) -> str:
     return path if path == "-" else os.path.realpath(path)
+
+
+def may_need_layout(paths: Iterable[str]) -> bool:
+    """Whether the run holds a kustomization or a `Chart.yaml`: only then does it read the
+    repository's structure (lint/gitops.py, imported only then)."""
+    return any(is_kustomization(path) or os.path.basename(path) == CHART_FILE for path in paths)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from waslint.core.model import Path
-from waslint.io.helm import PLACEHOLDER
+from waslint.io.helmtext import PLACEHOLDER
 from waslint.objects.kobject import KObject
 
 

@@ -3,7 +3,6 @@ detail wrapped below it, the offending source line with a caret, a summary. Also
 
 from __future__ import annotations
 
-import textwrap
 from collections import defaultdict
 
 from waslint.core.model import Severity
@@ -60,6 +59,8 @@ def render(report: ReportInput) -> str:
 
 def _verdict_lines(report: ReportInput, paint: _Painter) -> list[str]:
     """waslint audit: the upgrade verdict, each reason wrapped under its dash."""
+    import textwrap
+
     assert report.verdict is not None
     head, *reasons = report.verdict.lines()
     lines = [paint(head, "1;31" if reasons else "32")]
@@ -90,6 +91,8 @@ def _one_line(message: str) -> str:
 
 
 def _finding_lines(finding: Finding, lines: list[str], paint: _Painter, width: int) -> list[str]:
+    import textwrap  # a run without findings (most pre-commit runs) never wraps
+
     span = finding.span
     prefix = f"  {span.line}:{span.column}  {finding.severity.label:<7} {finding.code}  "
     indent = " " * min(len(prefix), width // 3)

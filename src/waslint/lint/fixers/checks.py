@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from waslint.core.model import Path
-from waslint.io.helm import PLACEHOLDER
+from waslint.io.helmtext import PLACEHOLDER
 from waslint.knowledge.releases import fix_target
 from waslint.knowledge.schema import has_fragment, has_schema, validate_fragment, validate_object
 from waslint.lint.fixers.ops import Op, apply_to_data

@@ -23,14 +23,10 @@ from typing import Any
 
 from waslint.core.model import Path
 from waslint.io.loader import SourceFile, parse_text, read_source
+from waslint.sources.kustomize import KUSTOMIZATION_FILES, is_kustomization
 
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _REMOTE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|git::|git@|ssh:|github\.com/|gitlab\.com/|bitbucket\.org/)", re.I)
 MAX_KUSTOMIZATIONS = 10_000
-
-
-def is_kustomization(path: str) -> bool:
-    return os.path.basename(path) in KUSTOMIZATION_FILES
 
 
 def kustomization_in(folder: str) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 from waslint.objects.kobject import KObject, as_str
@@ -15,6 +14,8 @@ def templated(name: str) -> bool:
 
 def close_name(name: str, candidates: Iterable[str]) -> str:
     """', did you mean "x"?' when a candidate is close to name, else ''."""
+    import difflib  # only when a name is missing: not on every start
+
     found = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.75)
     return f' (did you mean "{found[0]}"?)' if found else ""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -100,6 +99,8 @@ spec:
         carriers = [node for node in nodes if key in as_map(node.metadata.get("labels"))]
         if not carriers:
             known = sorted({k for node in nodes for k in as_map(node.metadata.get("labels"))})
+            import difflib  # only for an unknown key: not on every start
+
             close = difflib.get_close_matches(key, known, n=2, cutoff=0.75)
             hint = (
                 f"; did you mean {' or '.join(close)}?"
