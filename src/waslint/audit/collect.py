@@ -320,6 +320,17 @@ class Collector:
         self._sharer = ValueSharer()
 
     def run(self) -> Collection:
+        # What is kept lives until the run ends: the cyclic collector would only rescan it, page
+        # after page.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run()
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _run(self) -> Collection:
         self._nodes()
         for wanted in WANTED:
             served = self.discovery.find(wanted.group, wanted.plural)
@@ -343,7 +354,6 @@ class Collector:
                 self.result.objects_read += 1
                 if count % self.page_size == 0:
                     self.progress(f"reading {label}: {count}")
-                    gc.freeze()  # what is kept lives until the run ends: the collector never rescans it
         except RequestFailed as failure:
             self.result.warnings.append(f"{label} not read: {failure}")
             return False

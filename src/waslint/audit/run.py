@@ -131,8 +131,11 @@ def run_audit(
         discovery.problems.extend(schema_problems)
     options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds, schemas)
     progress("lint")
-    gc.freeze()  # as lint_paths does: the sources live until the run ends
-    result = lint_sources(collection.sources, options, config)
+    gc.freeze()  # the sources live until the run ends: the collector need not rescan them
+    try:
+        result = lint_sources(collection.sources, options, config)
+    finally:
+        gc.unfreeze()
     for finding in result.findings:
         finding.fixable = False  # `waslint fix` rewrites manifests, never a live object
     return AuditResult(
