@@ -354,6 +354,11 @@ class Collector:
                 self.result.objects_read += 1
                 if count % self.page_size == 0:
                     self.progress(f"reading {label}: {count}")
+                    # The cyclic collector is paused, but indented JSON (the json module's Python
+                    # encoder, a cycle of closures per call) leaves cycles behind: about 1.5 KB
+                    # an object, 40 MB at 30,000 objects. The young generation holds only this
+                    # page's objects, so collecting it is cheap.
+                    gc.collect(0)
         except RequestFailed as failure:
             self.result.warnings.append(f"{label} not read: {failure}")
             return False

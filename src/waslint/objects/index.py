@@ -65,7 +65,9 @@ class ObjectIndex:
         self.lookups = lookups
         self.objects: list[KObject] = []
         self._by_kind: dict[tuple[str, str], list[KObject]] = defaultdict(list)
-        self._by_name: dict[tuple[str, str, str, str], list[KObject]] = defaultdict(list)
+        # One object per identity, a list only when the set holds copies (a big cluster's
+        # objects are one each: a list per object would cost more than the entry).
+        self._by_name: dict[tuple[str, str, str, str], KObject | list[KObject]] = {}
         self._kind_namespaces: dict[tuple[str, str], set[str]] = defaultdict(set)
         self._members: dict[tuple[str, str], list[PodTemplate]] | None = None
         self._scheduler_members: dict[tuple[str, str, str], list[PodTemplate]] | None = None
@@ -87,7 +89,12 @@ class ObjectIndex:
         self._by_kind[kind_key].append(obj)
         self._kind_namespaces[kind_key].add(obj.namespace)
         if obj.name is not None:
-            self._by_name[(obj.group, obj.kind, obj.namespace, obj.name)].append(obj)
+            key = (obj.group, obj.kind, obj.namespace, obj.name)
+            held = self._by_name.setdefault(key, obj)
+            if isinstance(held, list):
+                held.append(obj)
+            elif held is not obj:
+                self._by_name[key] = [held, obj]
 
     def _declared(self, group: str, kind: str) -> None:
         if self.lookups is not None and (group, kind) not in self.lookups.kinds:
@@ -128,11 +135,14 @@ class ObjectIndex:
     def get(self, group: str, kind: str, namespace: str, name: str) -> KObject | None:
         self._declared(group, kind)
         found = self._by_name.get((group, kind, namespace, name))
-        return found[0] if found else None
+        return found[0] if isinstance(found, list) else found
 
     def get_all(self, group: str, kind: str, namespace: str, name: str) -> list[KObject]:
         self._declared(group, kind)
-        return self._by_name.get((group, kind, namespace, name), [])
+        found = self._by_name.get((group, kind, namespace, name))
+        if found is None:
+            return []
+        return found if isinstance(found, list) else [found]
 
     def mentioning(self, *words: str, kinds: Iterable[tuple[str, str]] | None = None) -> list[KObject]:
         """The objects whose text mentions one of `words` (of `kinds`, when given, kind by kind), in

@@ -113,9 +113,35 @@ class Membership(NamedTuple):
         return found
 
 
+# Readings equal by value are held once (they are immutable): the Pods of one Job join one gang
+# and arrive together. Bounded: cleared when full, so a long run keeps at most this many.
+_SHARED_LIMIT = 4096
+_shared: dict[Any, Any] = {}
+
+
+def _share(value: Any) -> Any:
+    held = _shared.get(value)
+    if held is None:
+        if len(_shared) >= _SHARED_LIMIT:
+            _shared.clear()
+        held = _shared[value] = value
+    return held
+
+
+def shared_path(path: Path) -> Path:
+    """One instance of each field path (a big cluster's objects share a few dozen)."""
+    shared: Path = _share(path)
+    return shared
+
+
 def membership(metadata: dict[str, Any], spec: dict[str, Any], spec_path: Path = ("spec",)) -> Membership:
     """The Membership of a pod: its `metadata` and its `spec`, the spec at `spec_path` in its
-    object (the metadata beside it)."""
+    object (the metadata beside it). Equal readings are one instance."""
+    found: Membership = _share(_membership(metadata, spec, spec_path))
+    return found
+
+
+def _membership(metadata: dict[str, Any], spec: dict[str, Any], spec_path: Path) -> Membership:
     meta: Path = (*spec_path[:-1], "metadata")
     group = spec.get("schedulingGroup")
     annotations = as_map(metadata.get("annotations"))

@@ -7,27 +7,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.core.model import Path
 from waslint.objects.keys import JOB_KINDS, JOBSET, KAI_MIN_MEMBER, LWS, VOLCANO_JOB
 from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
-from waslint.objects.members import Membership, membership
+from waslint.objects.members import Membership, membership, shared_path
 
 # --------------------------------------------------------------------------- pod templates
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodTemplate:
-    """A pod spec inside an object: `path` is where the pod's `spec` mapping sits."""
+    """A pod spec inside an object: `path` is where the pod's `spec` mapping sits. Slotted: a
+    big cluster's audit holds one per member Pod."""
 
     owner: KObject
     path: Path
     spec: dict[str, Any]
     metadata: dict[str, Any]
     role: str  # "pod", "template", "job", "jobset:<name>", "lws:worker", ...
+    _membership: Membership | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def labels(self) -> dict[str, Any]:
@@ -42,10 +43,14 @@ class PodTemplate:
         """Where the pod's `metadata` sits in its object (beside its `spec`)."""
         return (*self.path[:-1], "metadata")
 
-    @cached_property
+    @property
     def membership(self) -> Membership:
-        """The gangs the template's Pods join (objects/members.py)."""
-        return membership(self.metadata, self.spec, self.path)
+        """The gangs the template's Pods join (objects/members.py), read once."""
+        found = self._membership
+        if found is None:
+            found = membership(self.metadata, self.spec, self.path)
+            object.__setattr__(self, "_membership", found)
+        return found
 
 
 _TEMPLATE_KINDS = {
@@ -92,7 +97,7 @@ def _template(obj: KObject, path: Path, template: dict[str, Any], role: str) -> 
     spec = template.get("spec")
     if not isinstance(spec, dict):
         return []
-    return [PodTemplate(obj, (*path, "spec"), spec, as_map(template.get("metadata")), role)]
+    return [PodTemplate(obj, shared_path((*path, "spec")), spec, as_map(template.get("metadata")), role)]
 
 
 def job_spec(obj: KObject) -> tuple[Path, dict[str, Any]] | None:
