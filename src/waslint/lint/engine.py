@@ -19,7 +19,7 @@ from waslint.lint.context import Context
 from waslint.lint.lookups import RULE_LOOKUPS
 from waslint.lint.options import LintOptions
 from waslint.lint.registry import load_rules, select_rules, selected_codes
-from waslint.lint.rulekinds import kinds_in_text, may_fire
+from waslint.lint.rulekinds import GATES_INPUT, kinds_in_text, may_fire
 from waslint.lint.selection import may_need_layout, plan_reading
 from waslint.lint.stream import StreamMiss, check_streamed, in_workers
 from waslint.objects.index import ObjectIndex
@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # read only by the runs that hold a kustomization or a chart
 
 @dataclass
 class LintResult:
+    """What a lint run found, over which files, and what it said once."""
+
     findings: list[Finding]
     files: list[SourceFile]
     internal_errors: list[str] = field(default_factory=list)
@@ -275,7 +277,11 @@ def _lint_set(
     index = ObjectIndex.build(kept, options.namespace, RULE_LOOKUPS if options.stream else None)
     ctx = Context(index, sources, options.target, options.namespace)
     prepare_context(ctx, options)
-    kinds = frozenset({obj.kind for obj in index.objects} | kinds_in_text(source.text for source in streamed))
+    kinds = frozenset(
+        {obj.kind for obj in index.objects}
+        | kinds_in_text(source.text for source in streamed)
+        | ({GATES_INPUT} if ctx.gates is not None else set())
+    )
     rules = load_rules(code for code in codes if may_fire(code, kinds))
     run = SetRun(rules, ctx, options, config, release, codes, kinds)
     if options.jobs > 1 and worth_forking(sources) and can_fork():

@@ -1,10 +1,11 @@
 """The kinds each rule can fire on, by kind name, beside the codes table (`lint/codes.py`): a run
 imports only the rules whose kinds occur in its input (a file of Workloads needs none of the Pod
 rules). A rule that is not listed here, or is listed as None, is imported whatever the input holds:
-the input rules (parse errors, unused suppressions, kustomize builds), the feature-gate rules (they
-read kube-scheduler and kubelet configs, flags and --gates) and the set rules that read many
-scheduler kinds. tests/test_rulekinds.py checks each row against the rule's own `kinds` and
-against every fixture: a rule run on a set holding none of its kinds yields nothing.
+the input rules (parse errors, unused suppressions, kustomize builds) and the set rules that read
+many scheduler kinds. The feature-gate rules fire only on a set with a gate source (a static Pod,
+a kubeadm or kind config, a KubeletConfiguration) or on a run given --gates.
+tests/test_rulekinds.py checks each row against the rule's own `kinds` and against every fixture:
+a rule run on a set holding none of its kinds yields nothing.
 
 The names are kinds without their group: a superset, cheap to tell from a file's text before it is
 parsed. A streamed file whose text named no kind of the index but whose objects hold one (a kind
@@ -30,6 +31,14 @@ _POD_TEMPLATES = frozenset(
     }
     | _JOBS
 )
+
+# Not a kind: what a set holds when the run is given feature gates (--gates FILE, audit's /metrics).
+GATES_INPUT = "--gates"
+# The gate rules read the gate inventory, which only these kinds and --gates fill
+# (objects/gate_inventory.py: SOURCE_KINDS, Pods for the static Pods of the control plane).
+_GATE_SOURCES = frozenset(
+    {"Pod", "Cluster", "ClusterConfiguration", "InitConfiguration", "JoinConfiguration", "KubeletConfiguration"}
+) | {GATES_INPUT}
 
 KINDS: dict[str, frozenset[str] | None] = {
     "WAS000": None,
@@ -69,9 +78,9 @@ KINDS: dict[str, frozenset[str] | None] = {
     "WAS605": _GROUPS | _JOBS,
     "WAS606": None,
     "WAS607": frozenset({"PodGroup", "CompositePodGroup"}),
-    "WAS701": None,
-    "WAS702": None,
-    "WAS703": None,
+    "WAS701": _GATE_SOURCES,
+    "WAS702": _GATE_SOURCES,
+    "WAS703": _GATE_SOURCES,
     "WAS801": frozenset({"PodGroup"}),
     "WAS802": frozenset({"ResourceClaim"}),
     "WAS803": frozenset({"PodGroup"}),
@@ -80,7 +89,7 @@ KINDS: dict[str, frozenset[str] | None] = {
 }
 
 # Every kind name some row lists: an object of another kind needs no listed rule.
-NAMED = frozenset(name for kinds in KINDS.values() if kinds is not None for name in kinds)
+NAMED = frozenset(name for kinds in KINDS.values() if kinds is not None for name in kinds) - {GATES_INPUT}
 
 
 def kinds_in_text(texts: Iterable[str]) -> set[str]:
