@@ -38,6 +38,8 @@ PATCHED = "patched"  # Where.section of a kind Cluster whose kubeadmConfigPatche
 
 @dataclass(frozen=True)
 class GateRelease:
+    """A feature gate in one release: stage, default and the gates it depends on."""
+
     release: Release
     stage: str | None
     default: bool | None
@@ -51,6 +53,8 @@ class GateRelease:
 
 @dataclass(frozen=True)
 class GateInfo:
+    """A feature gate: what it does, the components that read it, its releases."""
+
     name: str
     summary: str
     components: tuple[str, ...]

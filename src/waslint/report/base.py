@@ -35,6 +35,8 @@ class Verdict:
 
 @dataclass
 class ReportInput:
+    """What a reporter is given: the findings and the run's summary."""
+
     findings: list[Finding]
     files: int
     documents: int
