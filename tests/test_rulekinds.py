@@ -46,8 +46,10 @@ def _options_of(folder: Path) -> dict[str, Any]:
 
 
 def test_the_gate_rows_hold_every_gate_source_kind() -> None:
-    from waslint.objects.gate_inventory import SOURCE_KINDS
+    from waslint.objects.gate_inventory import _READERS
+    from waslint.objects.gate_sources import SOURCE_KINDS
 
+    assert frozenset(_READERS) == SOURCE_KINDS
     for code in ("WAS701", "WAS702", "WAS703"):
         row = KINDS[code]
         assert row is not None

@@ -6,15 +6,14 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from waslint.knowledge.components import APISERVER as APISERVER
+from waslint.knowledge.components import COMPONENTS as COMPONENTS
+from waslint.knowledge.components import CONTROL_PLANE as CONTROL_PLANE
+from waslint.knowledge.components import CONTROLLER_MANAGER as CONTROLLER_MANAGER
+from waslint.knowledge.components import KUBELET as KUBELET
+from waslint.knowledge.components import SCHEDULER as SCHEDULER
 from waslint.knowledge.releases import Release, parse_release
 from waslint.knowledge.tables import load_table
-
-APISERVER = "kube-apiserver"
-SCHEDULER = "kube-scheduler"
-CONTROLLER_MANAGER = "kube-controller-manager"
-KUBELET = "kubelet"
-COMPONENTS = (APISERVER, SCHEDULER, CONTROLLER_MANAGER, KUBELET)
-CONTROL_PLANE = (APISERVER, SCHEDULER, CONTROLLER_MANAGER)
 
 # kubeadm ClusterConfiguration section -> component
 KUBEADM_SECTIONS = {

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from waslint.objects.gate_sources import SOURCE_KINDS
+
 _GROUPS = frozenset({"Workload", "PodGroup", "CompositePodGroup"})
 _JOBS = frozenset({"Job", "CronJob"})
 _POD_TEMPLATES = frozenset(
@@ -35,10 +37,8 @@ _POD_TEMPLATES = frozenset(
 # Not a kind: what a set holds when the run is given feature gates (--gates FILE, audit's /metrics).
 GATES_INPUT = "--gates"
 # The gate rules read the gate inventory, which only these kinds and --gates fill
-# (objects/gate_inventory.py: SOURCE_KINDS, Pods for the static Pods of the control plane).
-_GATE_SOURCES = frozenset(
-    {"Pod", "Cluster", "ClusterConfiguration", "InitConfiguration", "JoinConfiguration", "KubeletConfiguration"}
-) | {GATES_INPUT}
+# (objects/gate_sources.py; Pods for the static Pods of the control plane).
+_GATE_SOURCES = frozenset({kind for _, kind in SOURCE_KINDS} | {GATES_INPUT})
 
 KINDS: dict[str, frozenset[str] | None] = {
     "WAS000": None,

@@ -569,5 +569,3 @@ _READERS = {
     ("kubeadm.k8s.io", "JoinConfiguration"): _node_configuration,
     ("kind.x-k8s.io", "Cluster"): _kind_cluster,
 }
-
-SOURCE_KINDS = frozenset(_READERS)
