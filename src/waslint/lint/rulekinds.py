@@ -1,9 +1,10 @@
 """The kinds each rule can fire on, by kind name, beside the codes table (`lint/codes.py`): a run
 imports only the rules whose kinds occur in its input (a file of Workloads needs none of the Pod
 rules). A rule that is not listed here, or is listed as None, is imported whatever the input holds:
-the input rules (parse errors, unused suppressions, kustomize builds) and the set rules that read
-many scheduler kinds. The feature-gate rules fire only on a set with a gate source (a static Pod,
-a kubeadm or kind config, a KubeletConfiguration) or on a run given --gates.
+the input rules (parse errors, unused suppressions, kustomize builds), the renamed status
+conditions (any kind) and the gangs placed on --snapshot. The feature-gate rules fire only on a
+set with a gate source (a static Pod, a kubeadm or kind config, a KubeletConfiguration) or on a
+run given --gates.
 tests/test_rulekinds.py checks each row against the rule's own `kinds` and against every fixture:
 a rule run on a set holding none of its kinds yields nothing.
 
@@ -61,7 +62,7 @@ KINDS: dict[str, frozenset[str] | None] = {
     "WAS302": _JOBS,
     "WAS303": _GROUPS,
     "WAS304": frozenset({"PodGroup", "CompositePodGroup"}),
-    "WAS305": None,
+    "WAS305": _JOBS | frozenset({"JobSet", "LeaderWorkerSet", "PodGroup"}),
     "WAS306": _GROUPS | _JOBS | frozenset({"JobSet", "LeaderWorkerSet"}),
     "WAS401": _POD_TEMPLATES,
     "WAS402": frozenset({"PodGroup", "CompositePodGroup"}),
