@@ -97,3 +97,43 @@ def test_largest_first_misses_a_placement_that_the_exhaustive_search_finds() -> 
     verdict = analyse(cluster(nodes), [gang]).verdicts[0]
     assert verdict.feasible
     assert verdict.placement == {"n0": 1, "n1": 1}
+
+
+@st.composite
+def choice_cases(draw: Any) -> tuple[list[dict[str, Any]], Gang]:
+    """A gang with more members than its minimum (and maybe per-shape minimums, as Volcano's
+    minTaskMember): the scheduler places whichever members can run."""
+    nodes, base = draw(cases())
+    members = base.members
+    total = sum(count for _, count in members)
+    required = draw(st.integers(1, total))
+    gang = Gang("PodGroup", "default", "g", required, members, base.topology_key)
+    floors = [(shape, draw(st.integers(0, count))) for shape, count in members]
+    if sum(count for _, count in floors) <= required:
+        gang.minimums = [(shape, count) for shape, count in floors if count]
+    return nodes, gang
+
+
+def exhaustive_choice(nodes: list[dict[str, Any]], gang: Gang) -> bool:
+    shapes = [shape for shape, _ in gang.members]
+    floors = dict(gang.minimums)
+    ranges = [range(floors.get(shape, 0), count + 1) for shape, count in gang.members]
+    for selection in itertools.product(*ranges):
+        if sum(selection) != gang.required:
+            continue
+        pods = [shape for shape, count in zip(shapes, selection, strict=True) for _ in range(count)]
+        if exhaustive(nodes, Gang("PodGroup", "default", "g", len(pods), [(p, 1) for p in pods], gang.topology_key)):
+            return True
+    return False
+
+
+@settings(max_examples=examples(150))
+@given(choice_cases())
+def test_members_chosen_by_where_they_can_run_agree_with_the_exhaustive_search(
+    case: tuple[list[dict[str, Any]], Gang],
+) -> None:
+    nodes, gang = case
+    verdict = analyse(cluster(nodes), [gang]).verdicts[0]
+    assert verdict.feasible == exhaustive_choice(nodes, gang), (verdict.reasons, nodes, gang.members, gang.minimums)
+    if verdict.feasible:
+        assert sum(verdict.placement.values()) == gang.required

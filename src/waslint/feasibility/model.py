@@ -213,6 +213,8 @@ class Gang:
     preempts: bool = True  # False: preemptionPolicy Never (the group's, its pods' or its PriorityClass's)
     min_path: Path = ()  # where the minimum sits in the origin object
     templates: list[PodTemplate] = field(default_factory=list, repr=False)  # the pod templates of its pods
+    # Pods of a shape the gang needs at least, whichever others complete it (Volcano minTaskMember)
+    minimums: list[tuple[PodShape, int]] = field(default_factory=list)
 
     @property
     def composite(self) -> bool:
@@ -243,6 +245,16 @@ class Gang:
                 left -= taken
         chosen.reverse()
         return chosen
+
+    @property
+    def has_choice(self) -> bool:
+        """More member Pods than the minimum, of several shapes, or per-shape minimums: which members
+        are placed is decided by where they can run (the scheduler places every member it can and
+        the gang starts once `required` are placed), not by picking the smallest ones first."""
+        if self.minimums:
+            return True
+        shapes = {shape for shape, count in self.members if count > 0}
+        return len(shapes) > 1 and sum(max(0, count) for _, count in self.members) > self.required
 
     def pods_to_place(self) -> list[PodShape]:
         """shapes_to_place one entry per pod, for the small gangs the exhaustive search takes."""

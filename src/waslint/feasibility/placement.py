@@ -9,6 +9,10 @@
 - Heterogeneous gangs (several shapes): pods largest first, each shape filled like above. This is
   a heuristic (bin packing); when it finds nothing and the input is small, an exhaustive search
   decides, so a small gang is only reported infeasible when no placement exists at all.
+- Gangs with a choice (more members than the minimum, of several shapes, or per-shape minimums
+  such as Volcano's minTaskMember): which members are placed is decided by where they can run,
+  as the schedulers do (they try every member and start the gang once enough are placed): each
+  shape's minimum first, then the other members, the smallest shape first (`_place_choice`).
 - Composite groups: each domain of the parent's key, then the children inside it, each child at
   its minimum, until `min_groups` children are placed; otherwise roll back and try the next domain.
 - A run places gangs in priority order (then file order); each placed gang consumes capacity.
@@ -73,6 +77,8 @@ def _place(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attem
         return Attempt(gang, False)
     if gang.composite:
         return _place_composite(state, gang, restrict)
+    if gang.has_choice:
+        return _place_choice(state, gang, restrict)
     groups = gang.shapes_to_place()  # (shape, pods): the work follows the shapes and nodes, not the pods
     if not groups:
         return Attempt(gang, True, placeable=0)
@@ -227,6 +233,136 @@ def _fill_groups(
         if have < need:
             break
     return placed, assigned
+
+
+def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
+    """A gang whose members are chosen by where they can run (volcano-sh/volcano
+    pkg/scheduler/actions/allocate: every task is tried, the job is ready once minAvailable are
+    placed and each task has its minTaskMember; allocate_test.go "prepredicate failed and tasks are
+    not used up, continue on until min member meet"). Domains the tightest first."""
+    need = max(0, gang.required)
+    merged: dict[PodShape, int] = {}
+    for shape, count in gang.members:
+        merged[shape] = merged.get(shape, 0) + max(0, count)
+    floors = {shape: min(count, merged.get(shape, 0)) for shape, count in gang.minimums if count > 0}
+    mandatory = sorted(floors.items(), key=lambda item: item[0].size, reverse=True)
+    optional = sorted(
+        ((shape, count - floors.get(shape, 0)) for shape, count in merged.items() if count > floors.get(shape, 0)),
+        key=lambda item: item[0].size,
+    )
+    main = main_shape(gang) or next(iter(merged))
+    room = room_per_domain(state, main, gang.topology_key, restrict)
+    domains = domain_nodes(state, gang.topology_key, restrict)
+    best_value, best_placed = best_partial(room), 0
+    fitting: list[str] = []
+    chosen: tuple[str, list[tuple[int, PodShape, int]]] | None = None
+    per_shape = {shape: room_per_domain(state, shape, gang.topology_key, restrict) for shape in merged}
+
+    def may_fit(value: str) -> bool:  # each shape alone: its minimum fits, and all of them reach `need`
+        if any(per_shape[shape].get(value, 0) < floor for shape, floor in floors.items()):
+            return False
+        return sum(min(per_shape[shape].get(value, 0), count) for shape, count in merged.items()) >= need
+
+    for value in sorted(domains, key=lambda value: (room.get(value, 0), value)):
+        if not may_fit(value):
+            continue
+        mark = state.checkpoint()
+        placed, assigned, complete = _fill_choice(state, mandatory, optional, need, domains[value])
+        if complete:
+            fitting.append(value)
+            if chosen is None:
+                chosen = (value, assigned)
+                state.commit(mark)
+                continue
+        elif placed > best_placed:
+            best_value, best_placed = value, placed
+        state.rollback(mark)
+        if chosen is not None and len(fitting) >= FITTING_SHOWN:
+            break
+    if chosen is not None:
+        return Attempt(gang, True, chosen[0], _per_node(chosen[1]), need, fitting, room, assigned=chosen[1])
+    if not best_placed and best_value in domains:  # every domain was ruled out: what the roomiest takes
+        mark = state.checkpoint()
+        best_placed = _fill_choice(state, mandatory, optional, need, domains[best_value])[0]
+        state.rollback(mark)
+    attempt = Attempt(gang, False, best_value, placeable=best_placed, room=room, heuristic=len(merged) > 1)
+    small = all(len(nodes) <= EXACT_SEARCH_NODES for nodes in domains.values())
+    if sum(merged.values()) <= EXACT_SEARCH_PODS and small:
+        found = _search_choice(state, merged, floors, need, domains)
+        if found is not None:
+            value, pods = found
+            assigned = [(position, shape, 1) for position, shape in pods]
+            for position, shape, _ in assigned:
+                state.consume(position, shape, 1)
+            placement = _per_node(assigned)
+            return Attempt(gang, True, value, placement, need, [value], room, searched=True, assigned=assigned)
+        attempt.heuristic, attempt.searched = False, True
+    return attempt
+
+
+def _search_choice(
+    state: ClusterState,
+    merged: dict[PodShape, int],
+    floors: dict[PodShape, int],
+    need: int,
+    domains: dict[str, list[int]],
+) -> tuple[str, list[tuple[int, PodShape]]] | None:
+    """A small gang the greedy choice did not place: every selection of `need` members that keeps
+    the per-shape minimums, each searched exhaustively in every domain."""
+    shapes = sorted(merged, key=lambda shape: shape.size)
+    for selection in _selections(shapes, merged, floors, need):
+        pods = [shape for shape, count in zip(shapes, selection, strict=True) for _ in range(count)]
+        pods.sort(key=lambda shape: shape.size, reverse=True)
+        for value in sorted(domains):
+            found = exact_search(state, pods, domains[value])
+            if found is not None:
+                return value, found
+    return None
+
+
+def _selections(
+    shapes: list[PodShape], merged: dict[PodShape, int], floors: dict[PodShape, int], need: int
+) -> list[tuple[int, ...]]:
+    """Pods per shape, each between its minimum and its members, `need` in all."""
+    found: list[tuple[int, ...]] = []
+
+    def pick(position: int, left: int, chosen: tuple[int, ...]) -> None:
+        if position == len(shapes):
+            if left == 0:
+                found.append(chosen)
+            return
+        shape = shapes[position]
+        for count in range(floors.get(shape, 0), min(merged[shape], left) + 1):
+            pick(position + 1, left - count, (*chosen, count))
+
+    pick(0, need, ())
+    return found
+
+
+def _fill_choice(
+    state: ClusterState,
+    mandatory: list[tuple[PodShape, int]],
+    optional: list[tuple[PodShape, int]],
+    need: int,
+    nodes: list[int],
+) -> tuple[int, list[tuple[int, PodShape, int]], bool]:
+    """(pods placed, what was consumed, whether the gang is complete) in one domain."""
+    placed, assigned = 0, []
+    for phase, shapes in ((True, mandatory), (False, optional)):
+        for shape, count in shapes:
+            take = count if phase else min(count, need - placed)
+            if take <= 0:
+                break
+            counts = state.view(shape).counts
+            have = sum(counts[p] for p in nodes)
+            chosen = fill(counts, nodes, min(take, have)) if have else {}
+            for position, pods in chosen.items():
+                state.consume(position, shape, pods)
+                assigned.append((position, shape, pods))
+            placed += sum(chosen.values())
+            if phase and have < take:
+                return placed, assigned, False
+    return placed, assigned, placed >= need
 
 
 def exact_search(state: ClusterState, pods: list[PodShape], nodes: list[int]) -> list[tuple[int, PodShape]] | None:

@@ -11,7 +11,11 @@ Each scheduler reads the Pod's own metadata and spec, so for a pod template the 
   annotation, when not empty; the pod-grouper writes both on the Pod, pkg/podgrouper/pod_controller.go);
 - Volcano: the `scheduling.k8s.io/group-name` or `scheduling.volcano.sh/group-name` annotation
   (volcano-sh/volcano pkg/scheduler/api/job_info.go getJobID: the Pod's annotation, when not empty);
-- coscheduling (scheduler-plugins): the `scheduling.x-k8s.io/pod-group` label.
+- coscheduling (scheduler-plugins): the `scheduling.x-k8s.io/pod-group` label;
+- Kueue plain-Pod groups: the `kueue.x-k8s.io/pod-group-name` label (kubernetes-sigs/kueue
+  pkg/util/pod/pod.go GetPodGroupName), sized by the `kueue.x-k8s.io/pod-group-total-count`
+  annotation; Kueue manages an object whose own metadata has the `kueue.x-k8s.io/queue-name`
+  label (`kueue_queue`).
 
 An empty name joins no third-party gang (KAI and Volcano skip it).
 """
@@ -25,7 +29,11 @@ from waslint.objects.keys import (
     COSCHEDULING_LABEL,
     KAI_GROUP_ANNOTATION,
     KAI_SUBGROUP_LABEL,
+    KUEUE_POD_GROUP_LABEL,
+    KUEUE_POD_GROUP_TOTAL,
+    KUEUE_QUEUE_LABEL,
     VOLCANO_GROUP_ANNOTATIONS,
+    VOLCANO_TASK_SPEC,
 )
 from waslint.objects.kobject import as_list, as_map, as_str
 
@@ -87,11 +95,19 @@ class Membership(NamedTuple):
     kai_subgroup: Located | None = None
     volcano: Located | None = None
     coscheduling: Located | None = None
+    kueue: Located | None = None  # the Kueue plain-Pod group (label pod-group-name)
+    kueue_total: Located | None = None  # its pod-group-total-count annotation, as written
+    volcano_task: str | None = None  # the Volcano task (volcano.sh/task-spec), for minTaskMember
 
     def third_party(self) -> list[tuple[str, str]]:
-        """(scheduler, group name) of the KAI, Volcano and coscheduling gangs it joins."""
+        """(scheduler, group name) of the KAI, Volcano, coscheduling and Kueue gangs it joins."""
         found = []
-        for scheduler, entry in (("kai", self.kai), ("volcano", self.volcano), ("coscheduling", self.coscheduling)):
+        for scheduler, entry in (
+            ("kai", self.kai),
+            ("volcano", self.volcano),
+            ("coscheduling", self.coscheduling),
+            ("kueue", self.kueue),
+        ):
             if entry is not None:
                 found.append((scheduler, entry.value))
         return found
@@ -112,7 +128,17 @@ def membership(metadata: dict[str, Any], spec: dict[str, Any], spec_path: Path =
         kai_subgroup=_at(labels.get(KAI_SUBGROUP_LABEL), (*meta, "labels", KAI_SUBGROUP_LABEL)),
         volcano=_at(annotations.get(volcano), (*meta, "annotations", volcano)) if volcano is not None else None,
         coscheduling=_at(labels.get(COSCHEDULING_LABEL) or None, (*meta, "labels", COSCHEDULING_LABEL)),
+        kueue=_at(labels.get(KUEUE_POD_GROUP_LABEL) or None, (*meta, "labels", KUEUE_POD_GROUP_LABEL)),
+        kueue_total=_at(annotations.get(KUEUE_POD_GROUP_TOTAL), (*meta, "annotations", KUEUE_POD_GROUP_TOTAL)),
+        volcano_task=as_str(annotations.get(VOLCANO_TASK_SPEC)) or as_str(labels.get(VOLCANO_TASK_SPEC)) or None,
     )
+
+
+def kueue_queue(metadata: dict[str, Any], path: Path = ("metadata",)) -> Located | None:
+    """The Kueue LocalQueue an object is submitted to (its own `kueue.x-k8s.io/queue-name` label),
+    with its path; None when the object is not Kueue-managed."""
+    value = as_str(as_map(metadata.get("labels")).get(KUEUE_QUEUE_LABEL))
+    return Located(value, (*path, "labels", KUEUE_QUEUE_LABEL)) if value else None
 
 
 def _at(value: Any, path: Path) -> Located | None:

@@ -16,6 +16,8 @@ from waslint.objects.keys import (
     KAI_QUEUE_LABELS,
     KAI_SCHEDULER,
     KAI_SUBGROUP_LABEL,
+    KUEUE_POD_GROUP_LABEL,
+    KUEUE_QUEUE_LABEL,
     VOLCANO_GROUP_ANNOTATIONS,
 )
 from waslint.objects.kobject import KObject, as_map, as_str
@@ -65,7 +67,8 @@ _FOREIGN_GANG_KEYS = {
     ("annotation", "volcano.sh/queue-name"): "Volcano",
     ("label", COSCHEDULING_LABEL): "coscheduling",
     ("label", "pod-group.scheduling.sigs.k8s.io"): "coscheduling",
-    ("label", "kueue.x-k8s.io/queue-name"): "Kueue",
+    ("label", KUEUE_QUEUE_LABEL): "Kueue",
+    ("label", KUEUE_POD_GROUP_LABEL): "Kueue",
 }
 
 
@@ -83,9 +86,9 @@ class CompetingGangSchedulers(Rule):
         " `pod-group-name`, `kai.scheduler/batch-min-member`), Volcano annotations"
         " (`scheduling.k8s.io/group-name`, `scheduling.volcano.sh/queue-name`...), the"
         " coscheduling label `scheduling.x-k8s.io/pod-group`, or the Kueue"
-        " `kueue.x-k8s.io/queue-name` label. Labels and annotations are read from the pod"
-        " template and from the owning object. A `basic` (non-gang) Job `spec.scheduling` is not"
-        " a gang and is not reported."
+        " `kueue.x-k8s.io/queue-name` and `kueue.x-k8s.io/pod-group-name` labels. Labels and"
+        " annotations are read from the pod template and from the owning object. A `basic`"
+        " (non-gang) Job `spec.scheduling` is not a gang and is not reported."
     )
     why = (
         "Each system makes its own all-or-nothing decision and none of them knows about the other:"

@@ -13,6 +13,7 @@ from waslint.core.model import Path, Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Part, Rule, register
 from waslint.lint.rules.sizing.common import count_members, job_prefix, pods_text
+from waslint.objects.groups import kai_leaves, kai_subgroup_tree
 from waslint.objects.index import distinct_members
 from waslint.objects.keys import (
     COSCHEDULING_PODGROUP,
@@ -249,26 +250,22 @@ spec:
                     obj, ("spec", "minMember"), "KAI PodGroup minMember", "KAI", value, templates
                 )
             return
-        parents = {as_str(item.get("parent")) for item in sub_groups}
         by_sub_group: dict[str, list[PodTemplate]] = defaultdict(list)
         for template in templates:
             label = template.membership.kai_subgroup
             if label is not None:
                 by_sub_group[label.value].append(template)
-        for position, item in enumerate(as_list(obj.spec.get("subGroups"))):
-            if not isinstance(item, dict):
-                continue
-            name = as_str(item.get("name"))
-            value = as_int(item.get("minMember"))
-            if name is None or value is None or name in parents or not by_sub_group.get(name):
+        root, _ = kai_subgroup_tree(obj.spec)  # the tree feasibility places: its leaves hold the Pods
+        for leaf in kai_leaves(root):
+            if leaf.min_member is None or not by_sub_group.get(leaf.name):
                 continue
             yield from self._against_members(
                 obj,
-                ("spec", "subGroups", position, "minMember"),
-                f"KAI PodGroup sub-group {name!r} minMember",
+                (*leaf.path, "minMember"),
+                f"KAI PodGroup sub-group {leaf.name!r} minMember",
                 "KAI",
-                value,
-                by_sub_group[name],
+                leaf.min_member,
+                by_sub_group[leaf.name],
             )
 
     # -- what the PodGroup parts share
