@@ -5,7 +5,9 @@ The default case is the bar of issue 9: 10,000 nodes (100 racks, 10 zones; 80% 8
 tainted nvidia.com/gpu, 20% CPU nodes, a few NotReady or cordoned), 50,000 running pods (a
 DaemonSet pod and four workload pods per node) and 2,000 Job gangs of 4-16 pods with a rack
 constraint. The same run also times the doubled case (nodes, pods and gangs x2) and prints the
-ratio. Phases, in-process: loading the snapshot, loading the manifests, reading the gangs and
+ratio. The gangs and the running GPU pods are charged to a KAI queue tree (one team queue per
+100 gangs, limits and quotas below the teams' share): queue admission runs inside placement.
+Phases, in-process: loading the snapshot, loading the manifests, reading the gangs and
 the cluster state, placement; then end to end as a subprocess (`waslint feasibility --format
 json`), with its peak RSS.
 
@@ -90,7 +92,7 @@ def running_pod(name: str, node_name: str, requests: dict[str, str], priority: s
     }
 
 
-def pods_for(nodes: list[dict[str, Any]], total: int, rng: random.Random) -> list[dict[str, Any]]:
+def pods_for(nodes: list[dict[str, Any]], total: int, rng: random.Random, teams: int) -> list[dict[str, Any]]:
     pods = []
     for number in range(total):
         item = nodes[number % len(nodes)]
@@ -105,11 +107,38 @@ def pods_for(nodes: list[dict[str, Any]], total: int, rng: random.Random) -> lis
             }
         else:
             requests = {"cpu": str(rng.choice([2, 4, 8, 16])), "memory": f"{rng.choice([8, 16, 64])}Gi"}
-        pods.append(running_pod(f"p-{number:06d}", name, requests, rng.choice(list(PRIORITIES))))
+        pod = running_pod(f"p-{number:06d}", name, requests, rng.choice(list(PRIORITIES)))
+        if "nvidia.com/gpu" in requests:
+            pod["metadata"]["labels"] = {"kai.scheduler/queue": team(number, teams)}
+        pods.append(pod)
     return pods
 
 
-def gang_job(number: int, rng: random.Random) -> dict[str, Any]:
+def team(number: int, teams: int) -> str:
+    return f"team-{number % teams:03d}"
+
+
+def queues(nodes: int, teams: int) -> list[dict[str, Any]]:
+    """A KAI queue tree: `ml` (unlimited) over `teams` team queues, each limited to 3/4 of its
+    share of the cluster's GPUs, with a quota of 1/2: some gangs are over quota, some over limit."""
+    share = 8 * nodes * 4 // 5 // teams
+    unbounded = {"quota": -1, "limit": -1, "overQuotaWeight": 1}
+
+    def queue(name: str, parent: str | None, gpu: dict[str, int]) -> dict[str, Any]:
+        spec: dict[str, Any] = {"resources": {"gpu": gpu, "cpu": unbounded, "memory": unbounded}}
+        if parent:
+            spec["parentQueue"] = parent
+        return {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+
+    tree = [queue("ml", None, unbounded)]
+    for number in range(teams):
+        tree.append(
+            queue(team(number, teams), "ml", {"quota": share // 2, "limit": share * 3 // 4, "overQuotaWeight": 1})
+        )
+    return tree
+
+
+def gang_job(number: int, rng: random.Random, teams: int) -> dict[str, Any]:
     pods = rng.randint(4, 16)
     gpus = rng.choice([1, 1, 2, 4])
     return {
@@ -125,6 +154,7 @@ def gang_job(number: int, rng: random.Random) -> dict[str, Any]:
                 "schedulingConstraints": {"topology": [{"key": "topology.kubernetes.io/rack"}]},
             },
             "template": {
+                "metadata": {"labels": {"kai.scheduler/queue": team(number, teams)}},
                 "spec": {
                     "priorityClassName": rng.choice(list(PRIORITIES)),
                     "restartPolicy": "Never",
@@ -138,7 +168,7 @@ def gang_job(number: int, rng: random.Random) -> dict[str, Any]:
                             },
                         }
                     ],
-                }
+                },
             },
         },
     }
@@ -155,12 +185,13 @@ def write_case(out: Path, nodes: int, pods: int, gangs: int, seed: int) -> tuple
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": k}, "value": v}
         for k, v in PRIORITIES.items()
     ]
-    dump(snapshot / "nodes.json", node_items + classes)
-    pod_items = pods_for(node_items, pods, rng)
+    teams = max(4, gangs // 100)
+    dump(snapshot / "nodes.json", node_items + classes + queues(nodes, teams))
+    pod_items = pods_for(node_items, pods, rng, teams)
     for start in range(0, len(pod_items), PODS_PER_FILE):
         dump(snapshot / f"pods-{start // PODS_PER_FILE:03d}.json", pod_items[start : start + PODS_PER_FILE])
     manifests = out / "gangs.json"
-    dump(manifests, [gang_job(number, rng) for number in range(gangs)])
+    dump(manifests, [gang_job(number, rng, teams) for number in range(gangs)])
     return snapshot, manifests
 
 
@@ -173,6 +204,7 @@ def dump(path: Path, items: list[dict[str, Any]]) -> None:
 
 def time_phases(snapshot: Path, manifests: Path) -> dict[str, Any]:
     from waslint.feasibility.analysis import analyse, build_cluster
+    from waslint.feasibility.command import queue_book
     from waslint.feasibility.gangs import collect
     from waslint.feasibility.model import priority_table
     from waslint.io.loader import load_all
@@ -197,13 +229,16 @@ def time_phases(snapshot: Path, manifests: Path) -> dict[str, Any]:
     )
     prepared = clock()
     placing_wall = time.perf_counter()
-    run = analyse(cluster, collected.gangs)
+    book = queue_book(snap, index, cluster)  # queue admission is part of placement
+    run = analyse(cluster, collected.gangs, queues=book)
     placed = clock()
     placement_wall = time.perf_counter() - placing_wall
     total_wall = time.perf_counter() - wall
     gc.enable()
     feasible = sum(1 for verdict in run.verdicts if verdict.feasible)
+    over_quota = sum(1 for verdict in run.verdicts if verdict.over_quota)
     return {
+        "over_quota": over_quota,
         "nodes": len(snap.nodes),
         "pods": len(snap.pods),
         "gangs": len(collected.gangs),
@@ -295,7 +330,8 @@ def main() -> int:
         figures["factor"] = factor
         results.append(figures)
         print(
-            f"{nodes:>6} nodes {pods:>7} pods {gangs:>5} gangs ({figures['feasible']} feasible):"
+            f"{nodes:>6} nodes {pods:>7} pods {gangs:>5} gangs ({figures['feasible']} feasible,"
+            f" {figures['over_quota']} over quota):"
             f" snapshot {figures['load_snapshot_s']:.2f} s, manifests {figures['load_manifests_s']:.2f} s,"
             f" prepare {figures['prepare_s']:.2f} s, placement {figures['placement_s']:.2f} s"
             f" (CPU; wall {figures['placement_wall_s']:.2f} s); end to end {figures['end_to_end_s']:.2f} s wall,"

@@ -4,7 +4,8 @@ embedded demo cluster of `waslint feasibility`.
 Two zones, four racks of H100 nodes (8 GPUs each, tainted nvidia.com/gpu=true:NoSchedule), a CPU
 pool per zone, one GPU node NotReady and one cordoned, running training pods that leave the free
 GPUs spread over the racks, DaemonSet pods on every node, KAI's PriorityClasses and a KAI queue
-tree. The shape is `kubectl get nodes,pods,priorityclasses,queues -A -o yaml`.
+tree (ml > research > sweeps, ml > prod) whose use is the training pods labelled with their
+queue. The shape is `kubectl get nodes,pods,priorityclasses,queues -A -o yaml`.
 
     python scripts/gen_fixture_snapshot.py            # rewrite the fixture
     python scripts/gen_fixture_snapshot.py --check    # exit 1 when the fixture is stale
@@ -30,6 +31,9 @@ NOT_READY = {"gpu-b2-4"}
 LOW_PRIORITY_RACKS = {"rack-b1"}  # its GPUs run preemptible sweeps: `--preempt` has something to evict
 LOW_PRIORITY_JOB = ("hparam-sweep", "preemptible")
 CORDONED = {"gpu-a2-4"}
+# The KAI queue each training job's pods are charged to: the sweeps hold 26 GPUs of their queue's
+# limit of 32, so the sweep gang of fixtures/queues/ (8 more GPUs) is over quota, not out of capacity.
+QUEUE_OF_JOB = {"pretrain": "research", "hparam-sweep": "sweeps"}
 
 
 def node(
@@ -106,7 +110,10 @@ def build() -> dict[str, Any]:
                             "priorityClassName": priority,
                             "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
                         },
-                        metadata={"labels": {"app": job}, "annotations": {"pod-group-name": job}},
+                        metadata={
+                            "labels": {"app": job, "kai.scheduler/queue": QUEUE_OF_JOB[job]},
+                            "annotations": {"pod-group-name": job},
+                        },
                     )
                 )
     for zone in ("zone-a", "zone-b"):
@@ -173,7 +180,12 @@ def queues() -> list[dict[str, Any]]:
             spec["parentQueue"] = parent
         return {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
 
-    return [queue("ml", None, 128, -1), queue("research", "ml", 96, 128), queue("prod", "ml", 32, 64)]
+    return [
+        queue("ml", None, 128, -1),
+        queue("research", "ml", 96, 128),
+        queue("sweeps", "research", 16, 32),
+        queue("prod", "ml", 32, 64),
+    ]
 
 
 def render() -> str:

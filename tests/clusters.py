@@ -588,3 +588,91 @@ def with_hostile_names(cluster: FakeCluster) -> FakeCluster:
         _add(cluster, "", "v1", "nodes", hostile_node)
         cluster.kubelet_gates[name] = {}
     return cluster
+
+
+QUEUE_RESOURCES = [
+    ResourceType("kueue.x-k8s.io", "v1beta2", "clusterqueues", "ClusterQueue", namespaced=False),
+    ResourceType("kueue.x-k8s.io", "v1beta2", "localqueues", "LocalQueue"),
+    ResourceType("kueue.x-k8s.io", "v1beta2", "resourceflavors", "ResourceFlavor", namespaced=False),
+    ResourceType("kueue.x-k8s.io", "v1beta2", "workloads", "Workload"),
+    ResourceType("scheduling.volcano.sh", "v1beta1", "queues", "Queue", namespaced=False),
+]
+
+
+def with_queues(cluster: FakeCluster) -> FakeCluster:
+    """Kueue (a ClusterQueue of 8 GPUs, 6 held by an admitted Workload) and a Volcano queue; a
+    running trainer charged to the KAI queue `research` by its label."""
+    cluster.resources += QUEUE_RESOURCES
+    group = "kueue.x-k8s.io"
+    _add(
+        cluster,
+        group,
+        "v1beta2",
+        "resourceflavors",
+        {"apiVersion": f"{group}/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default"}, "spec": {}},
+    )
+    quota = {"name": "nvidia.com/gpu", "nominalQuota": "8"}
+    spec = {
+        "resourceGroups": [
+            {"coveredResources": ["nvidia.com/gpu"], "flavors": [{"name": "default", "resources": [quota]}]}
+        ]
+    }
+    _add(
+        cluster,
+        group,
+        "v1beta2",
+        "clusterqueues",
+        {"apiVersion": f"{group}/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "team-cq"}, "spec": spec},
+    )
+    local = {
+        "apiVersion": f"{group}/v1beta2",
+        "kind": "LocalQueue",
+        "metadata": {"name": "team", "namespace": "ml"},
+        "spec": {"clusterQueue": "team-cq"},
+    }
+    _add(cluster, group, "v1beta2", "localqueues", local)
+    admitted = {
+        "apiVersion": f"{group}/v1beta2",
+        "kind": "Workload",
+        "metadata": {"name": "running-job", "namespace": "ml"},
+        "spec": {
+            "podSets": [
+                {
+                    "name": "main",
+                    "count": 3,
+                    "template": {
+                        "spec": {
+                            "containers": [{"name": "c", "env": [{"name": "API_KEY", "value": "s3cr3t-env-value"}]}]
+                        }
+                    },
+                }
+            ]
+        },
+        "status": {
+            "admission": {
+                "clusterQueue": "team-cq",
+                "podSetAssignments": [
+                    {
+                        "name": "main",
+                        "flavors": {"nvidia.com/gpu": "default"},
+                        "resourceUsage": {"nvidia.com/gpu": "6"},
+                        "count": 3,
+                    }
+                ],
+            },
+            "conditions": [{"type": "QuotaReserved", "status": "True", "message": "private message"}],
+        },
+    }
+    _add(cluster, group, "v1beta2", "workloads", admitted)
+    volcano = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": "batch"},
+        "spec": {"capability": {"nvidia.com/gpu": "4"}},
+        "status": {"state": "Open"},
+    }
+    _add(cluster, "scheduling.volcano.sh", "v1beta1", "queues", volcano)
+    labelled = pod("queued-0", "ml", "gpu-node-2", gpus=2)
+    labelled["metadata"]["labels"]["kai.scheduler/queue"] = "research"
+    _add(cluster, "", "v1", "pods", labelled)
+    return cluster

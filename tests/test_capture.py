@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
-from clusters import SECRET_STRINGS, cluster_137
+from clusters import SECRET_STRINGS, cluster_137, with_queues
 
 from conftest import in_process, run_cli
 from waslint.sources.snapshot import load_snapshot
@@ -58,6 +58,8 @@ def test_capture_loads_as_a_snapshot_without_secrets(serve: Any, tmp_path: Path)
         "queues": 1,
         "resource_slices": 4,
         "topologies": 1,
+        "kueue_objects": 0,
+        "volcano_queues": 0,
     }
     pod = next(pod.data for pod in snapshot.pods if pod.name == "trainer-0")
     assert pod["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] == "1"
@@ -173,3 +175,55 @@ def test_capture_feeds_feasibility_round_trip(serve: Any, tmp_path: Path) -> Non
     assert sum(groups["small"]["placement"].values()) >= 2
     assert groups["large"]["feasible"] is False and groups["large"]["required"] == 4
     assert groups["large"]["placeable"] < 4
+
+
+KUEUE_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: tuned
+  namespace: ml
+  labels:
+    kueue.x-k8s.io/queue-name: team
+spec:
+  parallelism: 1
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations:
+      - key: nvidia.com/gpu
+        operator: Exists
+      containers:
+      - name: train
+        image: trainer:1.0
+        resources:
+          requests: {nvidia.com/gpu: "4"}
+"""
+
+
+def test_capture_takes_the_queues_and_feeds_admission(serve: Any, tmp_path: Path) -> None:
+    """Kueue ClusterQueues, LocalQueues, ResourceFlavors and Workloads and Volcano Queues are
+    captured (read only, paged), reduced to what admission reads; the captured admitted Workload
+    holds 6 of the ClusterQueue's 8 GPUs, so a 4-GPU Job is over quota although nodes are free."""
+    server, kubeconfig = serve(with_queues(cluster_137()))
+    output = tmp_path / "snap.json"
+    result = capture(kubeconfig, output, "--page-size", "1")
+    assert (
+        "1 KAI queues, 1 Kueue topologies, 1 Kueue ClusterQueues, 1 Kueue LocalQueues, 1 Kueue ResourceFlavors,"
+        " 1 Kueue Workloads, 1 Volcano queues" in result.stderr
+    )
+    text = output.read_text()
+    for secret in (*SECRET_STRINGS, "private message", "podSets"):
+        assert secret not in text
+    snapshot = load_snapshot(str(output))
+    assert snapshot.summary()["kueue_objects"] == 4 and snapshot.summary()["volcano_queues"] == 1
+    queued = next(pod.data for pod in snapshot.pods if pod.name == "queued-0")
+    assert queued["metadata"]["labels"] == {"kai.scheduler/queue": "research"}  # no other label kept
+    assert server.methods() == {"GET"}
+    assert sum(path == "/apis/kueue.x-k8s.io/v1beta2/workloads" for path in server.paths()) >= 1
+    job = tmp_path / "job.yaml"
+    job.write_text(KUEUE_JOB)
+    checked = in_process("feasibility", "--snapshot", str(output), "--format", "json", str(job))
+    group = json.loads(checked.stdout)["groups"][0]
+    assert checked.returncode == 1 and group["blocked_by_quota"] is True
+    assert "insufficient unused quota for nvidia.com/gpu in flavor default, 2 more needed" in group["reasons"][0]

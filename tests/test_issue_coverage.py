@@ -1,10 +1,15 @@
 """No schema or validation problem is left to a rule that does not run at that target.
 
 WAS002 (JSON schema) and WAS003 (upstream validation) leave some of their issues to a more
-specific rule (`_explained_elsewhere` in lint/rules/input/schema_violation.py, `EXPLAINED_BY` and
-the missing-key case in lint/rules/input/upstream.py). At every supported target, every issue of every rule fixture
+specific rule (`_explained_elsewhere` in lint/rules/input/schema_violation.py; `ROUTES` and the
+missing-key case in lint/rules/input/upstream.py). At every supported target, every issue of every rule fixture
 (each file linted on its own, every rule on) must be reported by some rule: a finding on the same
 document whose field is the issue's field, one of its parents, or below it.
+
+And each API constraint lives in one place: upstream validation detects what the API server
+rejects, the rules of `ROUTES` only word it. With upstream validation silenced they report nothing
+(but what is theirs alone: KAI's annotation, PriorityClass references, KEP-only combinations), and
+no field gets findings of two codes.
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ def _issues_and_findings(
     """(every WAS002/WAS003 issue, nothing left out; the findings of the ordinary run)."""
     with monkeypatch.context() as patched:
         patched.setattr(input_rules, "_explained_elsewhere", lambda *_: False)
-        patched.setattr(upstream, "explained_elsewhere", lambda *_: False)
+        patched.setattr(upstream, "left_to_another_rule", lambda *_: False)
         everything = lint_path(path, target=target, select=list(ISSUE_CODES)).findings
     return everything, lint_path(path, target=target, inline_ignores=False).findings
 
@@ -106,3 +111,37 @@ def test_at_1_36_the_schema_reports_the_missing_and_the_misplaced_template_name(
     path.write_text(LEGACY_REFS)
     found = [(f.span.line, f.code) for f in lint_path(path, target="1.36").findings]
     assert found == [(7, "WAS002"), (19, "WAS002"), (21, "WAS002")]
+
+
+WORDING_RULES = sorted({route.code for route in upstream.ROUTES})
+# the parts of these rules that are no API validation: KAI's batch-min-member annotation (WAS306),
+# PriorityClass references (WAS405), `all` over basic outside a Job, `single` under `all` (WAS605)
+NOT_API = ("batch-min-member", "PriorityClass", "is single", "no disruptionMode", "with a basic policy")
+
+
+@pytest.mark.parametrize("target", [str(release) for release in supported()])
+def test_the_wording_rules_detect_nothing_upstream_validation_does_not(
+    target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(upstream, "upstream_issues", lambda *_: [])
+    found = [
+        f"{path.parent.name}/{path.name}:{f.span.line} {f.code} {f.message[:90]}"
+        for path in FIXTURE_FILES
+        for f in lint_path(path, target=target, select=WORDING_RULES, inline_ignores=False).findings
+        if f.code in WORDING_RULES and not any(word in f.message for word in NOT_API)
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize("target", [str(release) for release in supported()])
+def test_no_field_is_reported_under_two_codes(target: str) -> None:
+    doubled = []
+    for path in FIXTURE_FILES:
+        seen: dict[tuple[int | None, tuple[object, ...]], str] = {}
+        for f in lint_path(path, target=target, inline_ignores=False).findings:
+            if f.code not in (*WORDING_RULES, "WAS002", "WAS003") or f.severity.label != "error":
+                continue
+            key = (f.document, tuple(f.field_path))
+            if seen.setdefault(key, f.code) != f.code:
+                doubled.append(f"{path.parent.name}/{path.name}:{f.span.line} {seen[key]} and {f.code}")
+    assert doubled == []

@@ -7,6 +7,7 @@ import os
 import subprocess
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -555,3 +556,82 @@ def test_was604_cli_exit_codes(repo: Path) -> None:
     assert bad.returncode == 2 and "not a commit" in bad.stderr
     stdin = run_cli("lint", "--base", "HEAD", "-", stdin=BASE_WORKLOAD, cwd=repo)
     assert stdin.returncode == 2 and "stdin" in stdin.stderr
+
+
+# The Job's update markers on a CronJob's jobTemplate (kubernetes/kubernetes
+# test/declarative_validation/batch/cronjob/declarative_validation_test.go TestDeclarativeValidateUpdate).
+CRONJOB = """\
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "5 5 * * *"
+  jobTemplate:
+    spec:
+      parallelism: 4
+      completions: 4
+      completionMode: Indexed
+      scheduling:
+        schedulingPolicy: {basic: {}}
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: i}]
+"""
+
+
+def test_was604_cronjob_job_template_scheduling(repo: Path) -> None:
+    _commit(repo, {"cj.yaml": CRONJOB})
+    # adding disruptionMode is rejected; switching basic to gang is allowed for a CronJob
+    changed = CRONJOB.replace("{basic: {}}", "{gang: {minCount: 4}}\n        disruptionMode: {all: {}}")
+    (repo / "cj.yaml").write_text(changed)
+    found = _was604(repo / "cj.yaml")
+    assert [f.field_path for f in found] == [("spec", "jobTemplate", "spec", "scheduling", "disruptionMode")]
+    assert "Job's update rules" in found[0].message
+    (repo / "cj.yaml").write_text(CRONJOB.replace("{basic: {}}", "{gang: {minCount: 4}}"))
+    assert _was604(repo / "cj.yaml") == []
+    (repo / "cj.yaml").write_text(CRONJOB.replace("      scheduling:\n        schedulingPolicy: {basic: {}}\n", ""))
+    assert [f.field_path for f in _was604(repo / "cj.yaml")] == [("spec", "jobTemplate", "spec", "scheduling")]
+
+
+def test_was604_v1alpha1_controller_ref_may_be_set_once(repo: Path) -> None:
+    # validateWorkloadSpecUpdate of the 1.35 line checks controllerRef only when the stored one is set
+    old = "apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: w}\n"
+    old += "spec:\n  podGroups:\n  - name: a\n    policy: {gang: {minCount: 4}}\n"
+    _commit(repo, {"wl.yaml": old})
+    with_ref = old.replace("spec:\n", "spec:\n  controllerRef: {apiGroup: batch, kind: Job, name: j}\n")
+    (repo / "wl.yaml").write_text(with_ref)
+    options = {"select": ["WAS604"], "target": "1.35", "extra": {"base_ref": "HEAD"}}
+    assert only(lint_path(repo / "wl.yaml", **options).findings, "WAS604") == []
+    _commit(repo, {"wl.yaml": with_ref})
+    (repo / "wl.yaml").write_text(with_ref.replace("name: j}", "name: k}"))
+    found = only(lint_path(repo / "wl.yaml", **options).findings, "WAS604")
+    assert [f.field_path for f in found] == [("spec", "controllerRef")]
+
+
+KUBEADM_TAS_OFF = """\
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+apiServer:
+  extraArgs:
+  - name: feature-gates
+    value: GenericWorkload=true,TopologyAwareWorkloadScheduling=false
+"""
+
+
+def test_was604_a_field_the_strategy_drops_is_no_immutability_error(repo: Path) -> None:
+    # kubernetes/kubernetes pkg/registry/scheduling/workload/strategy_test.go (1.36 line)
+    # TestStrategyUpdate "topology constraint addition is dropped with TAS disabled"
+    old = "apiVersion: scheduling.k8s.io/v1alpha2\nkind: Workload\nmetadata: {name: w}\n"
+    old += "spec:\n  podGroupTemplates:\n  - name: a\n    schedulingPolicy: {gang: {minCount: 4}}\n"
+    _commit(repo, {"wl.yaml": old, "kubeadm.yaml": KUBEADM_TAS_OFF})
+    added = old + "    schedulingConstraints: {topology: [{key: topology.kubernetes.io/zone}]}\n"
+    (repo / "wl.yaml").write_text(added)
+    options: dict[str, Any] = {"select": ["WAS604", "WAS702"], "target": "1.36", "extra": {"base_ref": "HEAD"}}
+    found = lint_path(repo / "wl.yaml", repo / "kubeadm.yaml", **options).findings
+    assert {f.code for f in found} == {"WAS702"}, [(f.code, f.message) for f in found]
+    dropped = [f for f in found if f.field_path[-1] == "schedulingConstraints"]
+    assert len(dropped) == 1 and "silently drops the field on create" in dropped[0].message
+    # without the inventory the gate counts as on: the whole template list changed
+    alone = only(lint_path(repo / "wl.yaml", **options).findings, "WAS604")
+    assert len(alone) == 1 and "whole template list is immutable" in alone[0].message

@@ -21,7 +21,7 @@ import yaml
 
 from conftest import lint_text
 from waslint.core.model import Severity
-from waslint.knowledge import imperative, validation
+from waslint.knowledge import imperative, strategies, validation
 from waslint.knowledge.validation import ValidationIssue, render_path
 
 DATA = Path(__file__).parent / "data" / "upstream-validation"
@@ -114,15 +114,64 @@ def _cases(mode: str) -> list[Any]:
 
 def _gates(suite: dict[str, Any], case: dict[str, Any]) -> Callable[[str], bool]:
     enabled = set(suite.get("gates", [])) | set(case.get("gates", [])) | {"GenericWorkload"}
+    enabled -= set(case.get("gates_off", []))
     return lambda gate: gate in enabled
 
 
-def _create_issues(release: str, obj: dict[str, Any], gates: Callable[[str], bool]) -> list[ValidationIssue]:
+def _validated(suite: dict[str, Any], obj: dict[str, Any]) -> tuple[str, str, dict[str, Any], tuple[str, ...]]:
+    """(apiVersion, kind, data, where) the validators see: the object, or the part of it a suite's
+    `validator` names (a CronJob's jobTemplate validated as a Job, its pod template left out as
+    WAS003 does), found at `where`."""
+    validator = suite.get("validator")
+    if validator is None:
+        return obj["apiVersion"], obj["kind"], obj, ()
+    where = tuple(str(step) for step in _steps(validator["at"]))
+    part = _dig(obj, where) or {}
+    spec = {k: v for k, v in (part.get("spec") or {}).items() if k != "template"}
+    return validator["apiVersion"], validator["kind"], {"spec": spec}, where
+
+
+def _moved(issues: list[ValidationIssue], where: tuple[str, ...]) -> list[ValidationIssue]:
+    return [ValidationIssue((*where, *i.path), i.error, i.origin, i.detail, i.value, i.gate, i.level) for i in issues]
+
+
+def _create_issues(
+    release: str, obj: dict[str, Any], gates: Callable[[str], bool], suite: dict[str, Any] | None = None
+) -> list[ValidationIssue]:
     """What WAS003 applies (markers and hand-written checks), with the case's gates."""
-    if not validation.has_rules(release, obj["apiVersion"], obj["kind"]):
+    api_version, kind, data, where = _validated(suite or {}, obj)
+    if not validation.has_rules(release, api_version, kind):
         return []
-    issues = validation.validate(release, obj["apiVersion"], obj["kind"], obj, gates)
-    return issues + imperative.object_issues(obj["apiVersion"], obj["kind"], obj)
+    issues = validation.validate(release, api_version, kind, data, gates)
+    issues += imperative.object_issues(api_version, kind, data)
+    scheduling = (data.get("spec") or {}).get("scheduling")
+    if kind == "Job" and isinstance(scheduling, dict):
+        issues += imperative.job_scheduling_issues(scheduling, ("spec", "scheduling"))
+    return _moved(issues, where)
+
+
+def _update_issues(
+    release: str, new: dict[str, Any], old: dict[str, Any], gates: Callable[[str], bool], suite: dict[str, Any]
+) -> list[ValidationIssue]:
+    api_version, kind, new_data, where = _validated(suite, new)
+    old_data = _validated(suite, old)[2]
+    issues = validation.validate_update(release, api_version, kind, new_data, old_data, gates)
+    issues += imperative.update_issues(api_version, kind, new_data, old_data)
+    return _moved(issues, where)
+
+
+def _group(obj: dict[str, Any]) -> str:
+    return str(obj["apiVersion"]).rpartition("/")[0]
+
+
+def _prepared_create(
+    suite: dict[str, Any], release: str, obj: dict[str, Any], gates: Callable[[str], bool]
+) -> tuple[dict[str, Any], set[str]]:
+    """The object after the registry strategy's PrepareForCreate (suites with `strategy: true`)."""
+    if not suite.get("strategy"):
+        return obj, set()
+    prepared, dropped = strategies.prepare_for_create(release, _group(obj), obj["kind"], obj, gates)
+    return prepared, {render_path(d.path) for d in dropped}
 
 
 def _shown(issues: list[ValidationIssue]) -> set[str]:
@@ -140,19 +189,26 @@ def _dig(data: Any, path: tuple[str | int, ...]) -> Any:
 
 @pytest.mark.parametrize(("suite", "case"), _cases("create"))
 def test_create_cases_match_upstream(suite: dict[str, Any], case: dict[str, Any]) -> None:
-    obj = _build(suite, case)
-    assert _shown(_create_issues(_release(suite), obj, _gates(suite, case))) == set(case["expect"])
+    release, gates = _release(suite), _gates(suite, case)
+    obj, dropped = _prepared_create(suite, release, _build(suite, case), gates)
+    assert _shown(_create_issues(release, obj, gates, suite)) == set(case["expect"])
+    assert dropped == set(case.get("dropped", []))
 
 
 @pytest.mark.parametrize(("suite", "case"), _cases("update"))
 def test_update_cases_match_upstream(suite: dict[str, Any], case: dict[str, Any]) -> None:
     new, old = _build(suite, case), _build(suite, case.get("old") or {})
     release, gates = _release(suite), _gates(suite, case)
-    issues = validation.validate_update(release, new["apiVersion"], new["kind"], new, old, gates)
+    dropped: set[str] = set()
+    if suite.get("strategy"):
+        new, found = strategies.prepare_for_update(release, _group(new), new["kind"], new, old, gates)
+        dropped = {render_path(d.path) for d in found}
+    assert dropped == set(case.get("dropped", []))
+    issues = _update_issues(release, new, old, gates, suite)
     stopped = [issue.path for issue in issues]
     # upstream does not revalidate unchanged data on update, and an update error on a field stops the
     # checks that come after it there and below it (short-circuit; presence checks come before it)
-    for issue in _create_issues(release, new, gates):
+    for issue in _create_issues(release, new, gates, suite):
         at_stop = any(issue.path[: len(p)] == p for p in stopped)
         presence = issue.origin in ("required", "forbidden") and issue.path in stopped
         changed = _dig(new, issue.path) != _dig(old, issue.path) or issue.origin == "union"

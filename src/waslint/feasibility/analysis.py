@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from waslint.feasibility.admission import QueueBook, admit, as_admitted, commit, note_admission, over_quota
 from waslint.feasibility.capacity import ClusterState
 from waslint.feasibility.dra import node_devices
 from waslint.feasibility.explain import Verdict, explain, gpu_units
@@ -112,20 +113,31 @@ class Run:
 BLOCKER_DOMAINS = 3  # fitting domains searched for the gangs that took them
 
 
-def analyse(cluster: Cluster, gangs: list[Gang], preempt: bool = False) -> Run:
+def analyse(cluster: Cluster, gangs: list[Gang], preempt: bool = False, queues: QueueBook | None = None) -> Run:
+    """Each gang admitted by its queue first (`queues`, admission.py), then placed."""
     state = cluster.state
     baseline = state.clone()  # the snapshot before this run's gangs consumed anything
     placed_on: dict[int, list[Gang]] = {}  # node -> the gangs of this run placed on it, in order
     verdicts: dict[Gang, Verdict] = {}
     order = run_order(gangs)
     for gang in order:
-        attempt = place(state, gang)
+        admission = admit(queues, gang) if queues is not None else None
+        if admission is not None and not admission.admitted:
+            verdicts[gang] = over_quota(state, gang, admission)
+            continue
+        placing = as_admitted(gang, admission) if admission is not None else gang
+        attempt = place(state, placing)
         verdict = explain(state, attempt)
+        verdict.gang = gang
+        if admission is not None:
+            note_admission(verdict, admission)
         if attempt.feasible:
             for position in node_set(attempt):
                 placed_on.setdefault(position, []).append(gang)
+            if admission is not None and queues is not None:
+                commit(queues, admission)
         elif not gang.problems:
-            _blockers(baseline, gang, placed_on, verdict)
+            _blockers(baseline, placing, placed_on, verdict)
             if preempt:
                 verdict.what_if.extend(preemption(state, gang))
         verdicts[gang] = verdict

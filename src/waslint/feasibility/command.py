@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from waslint.core.model import Severity, Span
-from waslint.feasibility.analysis import Run, WhatIf, WhatIfError, analyse, build_cluster
+from waslint.feasibility.admission import QueueBook, build_book
+from waslint.feasibility.analysis import Cluster, Run, WhatIf, WhatIfError, analyse, build_cluster
 from waslint.feasibility.dra import DRA_GROUP, ClaimBook, claim_book
 from waslint.feasibility.explain import Verdict
 from waslint.feasibility.gangs import collect
@@ -119,9 +120,30 @@ def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Che
         )
     except WhatIfError as err:
         raise UsageError(str(err)) from err
-    result = analyse(cluster, collected.gangs, what_if.preempt)
+    queues = queue_book(snapshot, index, cluster)
+    result = analyse(cluster, collected.gangs, what_if.preempt, queues)
     located = [_locate(verdict) for verdict in result.verdicts]
     return Checked(result, cluster.summary()), located
+
+
+QUEUE_KINDS = (
+    ("scheduling.run.ai", "Queue"),
+    ("kueue.x-k8s.io", "ClusterQueue"),
+    ("kueue.x-k8s.io", "LocalQueue"),
+    ("kueue.x-k8s.io", "ResourceFlavor"),
+    ("scheduling.volcano.sh", "Queue"),
+)
+
+
+def queue_book(snapshot: Snapshot, index: ObjectIndex, cluster: Cluster) -> QueueBook:
+    """The queues of the snapshot, those of the set replacing captured ones of the same name."""
+    objects = [*snapshot.queue_objects(), *(obj for kind in QUEUE_KINDS for obj in index.of_kind(*kind))]
+    total: dict[str, int] = {}
+    for node in cluster.state.nodes:
+        if node.ready and not node.unschedulable:
+            for resource, amount in node.allocatable.items():
+                total[resource] = total.get(resource, 0) + amount
+    return build_book(objects, list(cluster.state.running), total)
 
 
 def _claims(snapshot: Snapshot, index: ObjectIndex) -> ClaimBook:
@@ -176,6 +198,8 @@ def findings_for(located: list[Located]) -> list[Finding]:
 
 
 def message(verdict: Verdict) -> str:
+    if verdict.over_quota:
+        return f"{verdict.gang} is not admitted by its queue on the snapshot's cluster: {verdict.summary_line()}"
     return f"{verdict.gang} cannot be placed all-or-nothing on the snapshot's cluster: {verdict.summary_line()}"
 
 

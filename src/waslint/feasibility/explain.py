@@ -17,6 +17,7 @@ from typing import Any
 from waslint.feasibility.capacity import WHOLE, ClusterState, ShapeView
 from waslint.feasibility.model import Gang
 from waslint.feasibility.placement import Attempt, domain_nodes, main_shape, place
+from waslint.feasibility.quota import Admission
 from waslint.objects.quantity import GPU, MILLI, resource_rank, show_amount
 from waslint.objects.shapes import PodShape
 
@@ -53,6 +54,12 @@ class Verdict:
     children: list[Verdict] = field(default_factory=list)
     what_if: list[str] = field(default_factory=list)
     tabled: set[str] = field(default_factory=set)  # reasons the text report shows as table rows
+    queue: Admission | None = None  # the gang's admission by its queue (admission.py), None: it names none
+
+    @property
+    def over_quota(self) -> bool:
+        """Not placed because its queue did not admit it (rather than for want of capacity)."""
+        return self.queue is not None and not self.queue.admitted
 
     def to_json(self, path: str | None, line: int | None) -> dict[str, Any]:
         return {
@@ -73,6 +80,8 @@ class Verdict:
             "headroom": self.headroom,
             "children": [child.to_json(None, None) for child in self.children],
             "what_if": self.what_if,
+            "queue": self.queue.to_json() if self.queue is not None else None,
+            "blocked_by_quota": self.over_quota,
         }
 
     def summary_line(self) -> str:

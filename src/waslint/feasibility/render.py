@@ -34,6 +34,7 @@ def to_json(snapshot: dict[str, Any], located: list[Located], what_if: list[str]
             "groups": len(groups),
             "feasible": len(groups) - infeasible,
             "infeasible": infeasible,
+            "over_quota": sum(1 for group in groups if group["blocked_by_quota"]),
             "what_if": what_if,
         },
     }
@@ -75,14 +76,18 @@ def to_text(snapshot: dict[str, Any], located: list[Located], what_if: list[str]
     for item in located:
         verdict = item.verdict
         word = Text("feasible", style="green") if verdict.feasible else Text("INFEASIBLE", style="bold red")
+        if verdict.over_quota:
+            word = Text("OVER QUOTA", style="bold red")
         domain = f"{verdict.key}={verdict.domain}" if verdict.key and verdict.domain else "-"
         overview.add_row(str(verdict.gang), str(verdict.required), str(_fits(verdict)), domain, word)
     console.print(overview)
     for item in located:
         _gang_block(console, item, fancy)
     infeasible = sum(1 for item in located if not item.verdict.feasible)
+    over = sum(1 for item in located if item.verdict.over_quota)
+    quota = f" ({over} over quota)" if over else ""
     console.print(
-        f"{len(located)} group(s): {len(located) - infeasible} feasible, {infeasible} cannot be placed",
+        f"{len(located)} group(s): {len(located) - infeasible} feasible, {infeasible} cannot be placed{quota}",
         style="bold red" if infeasible else "bold green",
     )
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
@@ -99,6 +104,8 @@ def _gang_block(console: Any, item: Located, fancy: bool) -> None:
     verdict = item.verdict
     where = f" ({item.path}:{item.line})" if item.path else ""
     state = "feasible" if verdict.feasible else "cannot be placed"
+    if verdict.over_quota:
+        state = "not admitted by its queue"
     console.print()
     console.print(f"{verdict.gang}{where}: {state}", style="bold green" if verdict.feasible else "bold red")
     table = Table(box=box.SIMPLE if fancy else box.ASCII2, show_header=False, show_edge=False, pad_edge=False)
@@ -122,6 +129,8 @@ def _rows(verdict: Verdict) -> list[tuple[str, str]]:
         ("required", _count(verdict.required, "child group" if verdict.children else "pod")),
         ("placeable", str(verdict.placeable)),
     ]
+    if verdict.queue is not None:
+        rows.append(("queue", verdict.queue.summary() if verdict.queue.admitted else "over quota (see below)"))
     if verdict.key:
         rows.append(("topology", verdict.key))
     if verdict.domain:

@@ -87,6 +87,22 @@ def field_names(group: str, version: str, kind: str) -> FieldNames:
     return entry.fields if entry is not None else LATEST_FIELDS
 
 
+def current_line(group: str, version: str, kind: str) -> bool:
+    """Whether this apiVersion belongs to the line no release has removed yet (v1beta1 and
+    v1alpha3 in 1.37): the versions the hand-written checks of today's upstream apply to."""
+    entry = lifecycle_entry(group, version, kind)
+    return entry is not None and entry.removed is None
+
+
+def same_schema(group: str, kind: str, version: str, other: str) -> bool:
+    """Whether two apiVersions of a kind share one schema: the same version, or versions that
+    came and go together (v1alpha3 and v1beta1 of 1.37), so revisions compare field by field."""
+    if version == other:
+        return True
+    one, two = lifecycle_entry(group, version, kind), lifecycle_entry(group, other, kind)
+    return one is not None and two is not None and (one.introduced, one.removed) == (two.introduced, two.removed)
+
+
 _STAGE_RANK = {"alpha": 0, "beta": 1, "ga": 2}
 
 

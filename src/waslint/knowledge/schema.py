@@ -29,7 +29,7 @@ import json
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.knowledge.releases import Release, parse_release
@@ -59,11 +59,12 @@ class SchemaIssue:
     ``base_path`` given to :func:`validate_fragment`) and points at the
     offending field: for an unknown field the path of that key, for a missing
     required field the path of the parent object, for a wrong type or value the
-    path of the value.
+    path of the value; ``missing`` names the missing required field.
     """
 
     path: JsonPath
     message: str
+    missing: str | None = field(default=None, compare=False)
 
 
 # --------------------------------------------------------------------------- index
@@ -536,7 +537,7 @@ def _array_check(items: _Check, types: tuple[str, ...] | None) -> _Check:
 
 def _missing_issue(path: JsonPath, name: str) -> SchemaIssue:
     where = f" in {render_path(path)}" if path else ""
-    return SchemaIssue(path, f"missing required field {_quote_key(name)}{where}")
+    return SchemaIssue(path, f"missing required field {_quote_key(name)}{where}", name)
 
 
 def _unknown_issue(path: JsonPath, key: object, title: str) -> SchemaIssue:

@@ -60,7 +60,8 @@ class ValidationIssue:
     Duplicate, TooMany, TooLong, NotSupported), ``origin`` the marker or check that produced it
     (``required``, ``format=k8s-short-name``, ``maxItems``, ``union``, ``immutable``,
     ``update=NoSet``, ``uniqueTemplateNames``...). ``path`` is upstream's field path, also for an
-    absent required field (a finding then points at the deepest parent that exists). ``gate`` names
+    absent required field (a finding then points at the deepest parent that exists; ``bound`` is the
+    limit of a ``maxItems`` error). ``gate`` names
     the feature gate a gate-conditional marker depends on; ``level`` is ``alpha``/``beta`` for
     markers under upstream's stability wrappers (applied like the others)."""
 
@@ -71,6 +72,7 @@ class ValidationIssue:
     value: Any = _MISSING
     gate: str | None = None
     level: str | None = None
+    bound: int | None = None  # the limit a maxItems error exceeds
 
     @property
     def message(self) -> str:
@@ -459,11 +461,19 @@ class _Walk:
             return False
         name = rule.rule
         if name == "maxItems" and isinstance(value, list) and len(value) > int(rule.value):
+            limit = int(rule.value)
             self.add(
-                path, "TooMany", "maxItems", rule, value=len(value), detail=f"must have at most {rule.value} items"
+                path,
+                "TooMany",
+                "maxItems",
+                rule,
+                value=len(value),
+                detail=f"must have at most {limit} items",
+                bound=limit,
             )
             return True
-        if name == "format" and isinstance(value, str) and value:
+        # an empty string is absent for a plain field (stopped above), but set through a pointer
+        if name == "format" and isinstance(value, str) and (value or spec.pointer):
             problem = format_problem(str(rule.value), value)
             if problem is not None:
                 self.add(path, "Invalid", f"format={rule.value}", rule, value=value, detail=problem)

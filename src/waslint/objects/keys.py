@@ -43,6 +43,8 @@ KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
 KAI_MIN_MEMBER = "kai.scheduler/batch-min-member"
 KAI_MIN_MEMBER_KINDS = JOB_KINDS | {JOBSET, LWS}
 KAI_QUEUE_LABELS = ("kai.scheduler/queue", "runai/queue")
+# preemptible | non-preemptible, on the workload or its pods (the pod-grouper's defaultgrouper)
+KAI_PREEMPTIBILITY_LABEL = "kai.scheduler/preemptibility"
 KAI_SCHEDULER = "kai-scheduler"
 KAI_GPU_FRACTION = "gpu-fraction"
 KAI_GPU_FRACTION_DEVICES = "gpu-fraction-num-devices"
@@ -58,6 +60,10 @@ VOLCANO_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano
 # Volcano: the task a Pod belongs to, for PodGroup spec.minTaskMember (annotation, then label:
 # volcano-sh/volcano pkg/scheduler/api/job_info.go getTaskRole).
 VOLCANO_TASK_SPEC = "volcano.sh/task-spec"
+# Volcano: the queue of a Pod or workload without a PodGroup, and the label the Volcano job
+# controller sets on the pods it creates.
+VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
+VOLCANO_QUEUE_LABEL = "volcano.sh/queue-name"
 # Kueue: a Job, JobSet, LeaderWorkerSet or Pod with this label (its own metadata) is admitted by
 # Kueue as one Workload, all PodSets at once (kubernetes-sigs/kueue apis/kueue/v1beta2/constants.go
 # QueueLabel); a Job may accept partial admission down to job-min-parallelism
@@ -95,6 +101,7 @@ READ_ANNOTATIONS: dict[str, frozenset[str]] = {
             KAI_SUBGROUP_LABEL,
             KAI_MIN_MEMBER,
             *KAI_QUEUE_LABELS,
+            KAI_PREEMPTIBILITY_LABEL,
             KAI_GPU_FRACTION,
             KAI_GPU_FRACTION_DEVICES,
             KAI_GPU_MEMORY,
@@ -103,7 +110,9 @@ READ_ANNOTATIONS: dict[str, frozenset[str]] = {
             KAI_TOPOLOGY_PREFERRED,
         }
     ),
-    "volcano": frozenset({*VOLCANO_GROUP_ANNOTATIONS, VOLCANO_TASK_SPEC}),
+    "volcano": frozenset(
+        {*VOLCANO_GROUP_ANNOTATIONS, VOLCANO_TASK_SPEC, VOLCANO_QUEUE_ANNOTATION, VOLCANO_QUEUE_LABEL}
+    ),
     "kueue": frozenset(
         {
             KUEUE_QUEUE_LABEL,

@@ -1,5 +1,6 @@
 """Cluster snapshots: a `kind: List` (YAML or JSON, or a folder of them) of Nodes, Pods,
-PriorityClasses, KAI Queues, ResourceSlices and Topologies, as `kubectl get ... -o yaml` prints.
+PriorityClasses, KAI Queues, ResourceSlices and Topologies, Kueue ClusterQueues, LocalQueues,
+ResourceFlavors and Workloads, and Volcano Queues, as `kubectl get ... -o yaml` prints.
 
 Read through the same loader as manifests; items of other kinds are ignored. KAI-Scheduler's
 captures (`snapshot.zip` holding `snapshot.json`, or `snapshot.json` itself: `{config,
@@ -54,6 +55,8 @@ class Snapshot:
     queues: list[KObject] = field(default_factory=list)
     resource_slices: list[KObject] = field(default_factory=list)
     topologies: list[KObject] = field(default_factory=list)
+    kueue: list[KObject] = field(default_factory=list)  # ClusterQueues, LocalQueues, ResourceFlavors, Workloads
+    volcano_queues: list[KObject] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # for stderr: the run goes on
 
@@ -67,6 +70,11 @@ class Snapshot:
             ("resource.k8s.io", "ResourceSlice"): self.resource_slices,
             ("kueue.x-k8s.io", "Topology"): self.topologies,
             ("kai.scheduler", "Topology"): self.topologies,
+            ("kueue.x-k8s.io", "ClusterQueue"): self.kueue,
+            ("kueue.x-k8s.io", "LocalQueue"): self.kueue,
+            ("kueue.x-k8s.io", "ResourceFlavor"): self.kueue,
+            ("kueue.x-k8s.io", "Workload"): self.kueue,
+            ("scheduling.volcano.sh", "Queue"): self.volcano_queues,
         }
 
     def summary(self) -> dict[str, int]:
@@ -77,7 +85,13 @@ class Snapshot:
             "queues": len(self.queues),
             "resource_slices": len(self.resource_slices),
             "topologies": len(self.topologies),
+            "kueue_objects": len(self.kueue),
+            "volcano_queues": len(self.volcano_queues),
         }
+
+    def queue_objects(self) -> list[KObject]:
+        """Every queue object of every scheduler, and Kueue's flavors and admitted Workloads."""
+        return [*self.queues, *self.kueue, *self.volcano_queues]
 
 
 def load_snapshot(path: str) -> Snapshot:

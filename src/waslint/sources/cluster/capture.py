@@ -1,9 +1,11 @@
 """`waslint snapshot capture`: a cluster snapshot for `feasibility`, written as it is read.
 
 The file is the snapshot `List` that `--snapshot` reads (`sources/snapshot.py`). Each item is
-reduced to an allow-list of the fields capacity and placement read, so nothing secret can slip
-in: Secrets and ConfigMaps are never requested, and Pods keep no env, command, args, volumes,
-labels or annotations. Items are written one by one while the lists are paged, so memory is
+reduced to an allow-list of the fields capacity, placement and queue admission read, so nothing
+secret can slip in: Secrets and ConfigMaps are never requested, and Pods keep no env, command,
+args, volumes or annotations, and of their labels only those that charge them to a queue
+(`objects/queues.py` queue_labels_to_keep). Kueue Workloads keep only their admission (the quota
+they hold), not their pod templates. Items are written one by one while the lists are paged, so memory is
 bounded by the page size, not the cluster.
 
 The output is a regular file or stdout (`-`): a device, a FIFO, a socket or a symbolic link at
@@ -26,6 +28,7 @@ from typing import IO, Any
 
 from waslint.core.failure import signals_deferred
 from waslint.io.reading import kind_of
+from waslint.objects.queues import queue_labels_to_keep
 from waslint.sources.cluster.connection import ClusterError, Connection, RequestFailed
 from waslint.sources.cluster.discovery import APIResource, Discovery, discover
 from waslint.sources.cluster.lists import DEFAULT_PAGE_SIZE, ListRead, iter_items
@@ -187,6 +190,9 @@ def reduce_pod(pod: Item, redact: Rename) -> Item:
     claims = [_pick(claim, ("name",)) for claim in _maps(spec.get("resourceClaims"))]
     if claims:
         reduced_spec["resourceClaims"] = claims
+    labels = _pick(_map(pod.get("metadata")).get("labels"), queue_labels_to_keep())
+    if labels:
+        metadata["labels"] = {key: str(value) for key, value in labels.items()}
     reduced: Item = {
         "apiVersion": pod.get("apiVersion", "v1"),
         "kind": "Pod",
@@ -227,6 +233,53 @@ def reduce_spec_object(item: Item, redact: Rename) -> Item:
     return reduced
 
 
+QUEUE_STATUS_KEYS = ("allocated", "allocatedNonPreemptible", "state")
+
+
+def reduce_queue(item: Item, redact: Rename) -> Item:
+    """KAI and Volcano Queues: their spec (quotas, limits, parent) and the use their status records."""
+    reduced = reduce_spec_object(item, redact)
+    status = _pick(item.get("status"), QUEUE_STATUS_KEYS)
+    if status:
+        reduced["status"] = status
+    return reduced
+
+
+def reduce_local_queue(item: Item, redact: Rename) -> Item:
+    metadata = _metadata(item)
+    metadata["namespace"] = redact("ns", metadata.get("namespace"))
+    return {
+        "apiVersion": item.get("apiVersion"),
+        "kind": "LocalQueue",
+        "metadata": metadata,
+        "spec": _pick(item.get("spec"), ("clusterQueue",)),
+    }
+
+
+def reduce_kueue_workload(item: Item, redact: Rename) -> Item:
+    """A Kueue Workload: only the quota its admission holds (ClusterQueue, flavors, usage) and
+    whether it has finished; its pod sets (templates) are left out."""
+    metadata = _metadata(item)
+    metadata["name"] = redact("owner", metadata.get("name"))
+    metadata["namespace"] = redact("ns", metadata.get("namespace"))
+    status = _map(item.get("status"))
+    admission = _map(status.get("admission"))
+    reduced: Item = {"apiVersion": item.get("apiVersion"), "kind": "Workload", "metadata": metadata}
+    if admission:
+        assignments = [
+            _pick(entry, ("name", "flavors", "resourceUsage", "count"))
+            for entry in _maps(admission.get("podSetAssignments"))
+        ]
+        kept: Item = {"clusterQueue": admission.get("clusterQueue"), "podSetAssignments": assignments}
+        conditions = [
+            _pick(condition, ("type", "status"))
+            for condition in _maps(status.get("conditions"))
+            if condition.get("type") in ("Finished", "QuotaReserved", "Admitted")
+        ]
+        reduced["status"] = {"admission": kept, **({"conditions": conditions} if conditions else {})}
+    return reduced
+
+
 @dataclass(frozen=True)
 class Captured:
     group: str
@@ -241,8 +294,13 @@ CAPTURED = (
     Captured("", "pods", reduce_pod, "pods", required=True),
     Captured("scheduling.k8s.io", "priorityclasses", reduce_priority_class, "priority classes"),
     Captured("resource.k8s.io", "resourceslices", reduce_spec_object, "resource slices"),
-    Captured("scheduling.run.ai", "queues", reduce_spec_object, "KAI queues"),
+    Captured("scheduling.run.ai", "queues", reduce_queue, "KAI queues"),
     Captured("kueue.x-k8s.io", "topologies", reduce_spec_object, "Kueue topologies"),
+    Captured("kueue.x-k8s.io", "clusterqueues", reduce_spec_object, "Kueue ClusterQueues"),
+    Captured("kueue.x-k8s.io", "localqueues", reduce_local_queue, "Kueue LocalQueues"),
+    Captured("kueue.x-k8s.io", "resourceflavors", reduce_spec_object, "Kueue ResourceFlavors"),
+    Captured("kueue.x-k8s.io", "workloads", reduce_kueue_workload, "Kueue Workloads"),
+    Captured("scheduling.volcano.sh", "queues", reduce_queue, "Volcano queues"),
 )
 CAPTURED_GROUPS = sorted({captured.group for captured in CAPTURED})
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from waslint.core.model import Path, Severity
+from waslint.core.model import Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.lint.rules.claims.common import GROUP_CLAIM_KINDS, SOURCE_FIELDS, holder_label
-from waslint.objects.groups import groups_of
 from waslint.objects.kobject import KObject, as_str
-
-MAX_GROUP_CLAIMS = 4
 
 
 @register
@@ -28,8 +25,10 @@ class ClaimSourceInvalid(Rule):
         "Checks every group claim list: PodGroup `spec.resourceClaims`, each Workload template's"
         " `resourceClaims` and Job (or CronJob `jobTemplate`) `spec.scheduling.resourceClaims`."
         " Fires on an entry that sets both `resourceClaimName` and `resourceClaimTemplateName`,"
-        " or neither (a `null` or empty value counts as unset), and on the 5th and later entries"
-        " of a list (at most 4 claims per group). The Job's building-block type may not enforce"
+        " or neither (a `null` value counts as unset; an empty name is set, and WAS003 reports that it"
+        " is no DNS subdomain), and on a list of more than 4 claims (at the 5th entry; as upstream's"
+        " maxItems does, the entries of such a list are not judged further). Upstream validation"
+        " detects these, this rule words them. The Job's building-block type may not enforce"
         " exactly-one itself (its description calls each name optional), but the Job controller copies the entries"
         " into the PodGroup it creates, where it is enforced: so the Job is held to the same rule."
     )
@@ -70,41 +69,44 @@ spec:
     text_trigger = "resourceClaims"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        for group in groups_of(obj):
-            path = group.path
-            claims = group.data.get("resourceClaims")
-            claims = claims if isinstance(claims, list) else []
-            where = holder_label(group)
-            for position, item in enumerate(claims):
-                if not isinstance(item, dict):
-                    continue
-                entry_path: Path = (*path, "resourceClaims", position)
-                name = as_str(item.get("name")) or f"#{position + 1}"
-                set_fields = [f for f in SOURCE_FIELDS if _is_set(item.get(f))]
-                if len(set_fields) == 2:
-                    yield self.hit(
-                        obj,
-                        (*entry_path, "resourceClaimTemplateName"),
-                        f"{where} claim {name!r} sets both resourceClaimName"
-                        f" ({item.get('resourceClaimName')}) and resourceClaimTemplateName"
-                        f" ({item.get('resourceClaimTemplateName')}): keep exactly one (the name of"
-                        " an existing ResourceClaim to share, or the template to generate the"
-                        " group's claim from)",
-                    )
-                elif not set_fields:
-                    yield self.hit(
-                        obj,
-                        (*entry_path, "name") if "name" in item else entry_path,
-                        f"{where} claim {name!r} sets neither resourceClaimName nor"
-                        " resourceClaimTemplateName: add exactly one of them",
-                    )
-            if len(claims) > MAX_GROUP_CLAIMS:
+        """Upstream validation's claim-list errors (the union of the two names, `maxItems`), worded here."""
+        from waslint.lint.rules.input.upstream import group_at, owned_issues, value_at
+
+        for issue in owned_issues(obj, ctx.target, self.code):
+            group = group_at(obj, issue.path)
+            where = holder_label(group) if group is not None else obj.kind
+            if issue.origin == "maxItems":
+                claims = value_at(obj.data, issue.path)
+                count = len(claims) if isinstance(claims, list) else 0
+                bound = issue.bound or count
                 yield self.hit(
                     obj,
-                    (*path, "resourceClaims", MAX_GROUP_CLAIMS),
-                    f"{where} has {len(claims)} claims; at most {MAX_GROUP_CLAIMS} are allowed per"
-                    " group: merge device requests into fewer claims (one ResourceClaim can hold"
-                    " several requests)",
+                    (*issue.path, bound),
+                    f"{where} has {count} claims; at most"
+                    f" {bound} are allowed per group: merge device requests into fewer claims"
+                    " (one ResourceClaim can hold several requests)",
+                )
+                continue
+            item = value_at(obj.data, issue.path)
+            item = item if isinstance(item, dict) else {}
+            position = issue.path[-1] if isinstance(issue.path[-1], int) else 0
+            name = as_str(item.get("name")) or f"#{position + 1}"
+            if all(_is_set(item.get(f)) for f in SOURCE_FIELDS):
+                yield self.hit(
+                    obj,
+                    (*issue.path, "resourceClaimTemplateName"),
+                    f"{where} claim {name!r} sets both resourceClaimName"
+                    f" ({item.get('resourceClaimName')}) and resourceClaimTemplateName"
+                    f" ({item.get('resourceClaimTemplateName')}): keep exactly one (the name of"
+                    " an existing ResourceClaim to share, or the template to generate the"
+                    " group's claim from)",
+                )
+            else:
+                yield self.hit(
+                    obj,
+                    (*issue.path, "name") if "name" in item else issue.path,
+                    f"{where} claim {name!r} sets neither resourceClaimName nor"
+                    " resourceClaimTemplateName: add exactly one of them",
                 )
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from waslint.core.model import Path, Severity
 from waslint.knowledge.gates import (
+    APISERVER,
     GATES_FILE,
     KUBEADM_NODE,
     gate_info,
@@ -134,8 +135,10 @@ class GatePrerequisiteMissing(Rule):
         " is off there (warning when the dependency is not confirmed). Silent without an inventory."
     )
     why = (
-        "With the gate off on the API server a gated field is dropped on create or the object is"
-        " rejected; with it off on the scheduler or controller-manager the object is stored and"
+        "With the gate off on the API server a gated field is silently dropped on create by the"
+        " registry strategy (the message says so where upstream's strategy drops it:"
+        " `knowledge/strategies.yaml`, e.g. Job `spec.scheduling` without WorkloadWithJob) or the"
+        " object is rejected; with it off on the scheduler or controller-manager the object is stored and"
         " then ignored: no gang, no shared claim, no Workload for the Job. With the API version"
         " not in --runtime-config the API server answers 404. Each fails far from the manifest."
     )
@@ -230,7 +233,8 @@ spec:
                     (c, s) for c in info.components for s in inventory.states(c, gate, ctx.target) if s.value is False
                 )
             if missing:
-                yield self.hit(obj, need.path, _need_message(need.what, missing, dedupe(off)))
+                message = _need_message(need.what, missing, dedupe(off))
+                yield self.hit(obj, need.path, message + _apiserver_effect(obj, need.path, missing, off, ctx))
         yield from self._runtime_config(obj, ctx, inventory)
 
     def _runtime_config(self, obj: KObject, ctx: Context, inventory: Inventory) -> Iterator[Hit]:
@@ -297,6 +301,20 @@ spec:
                     f" the feature stays inert: {enable_advice(setting.component, [dependency], setting.where)}",
                     None if entry.depends_confirmed else Severity.WARNING,
                 )
+
+
+def _apiserver_effect(
+    obj: KObject, path: Path, missing: list[str], off: list[tuple[str, GateState]], ctx: Context
+) -> str:
+    """What kube-apiserver does with the field while the gate is off there: its registry strategy
+    drops it on create (knowledge/strategies.yaml), so the object is stored without it."""
+    if not any(component == APISERVER for component, _ in off):
+        return ""
+    from waslint.knowledge import strategies  # its table loads with the first gated field
+
+    if any(strategies.drops_field(ctx.target, obj.group, obj.kind, path, gate) for gate in missing):
+        return "; meanwhile kube-apiserver silently drops the field on create"
+    return ""
 
 
 def _need_message(what: str, missing: list[str], off: list[tuple[str, GateState]]) -> str:

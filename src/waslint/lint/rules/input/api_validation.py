@@ -25,7 +25,10 @@ class ApiValidation(Rule):
         " as DNS labels (`k8s-short-name`), DNS subdomains (`k8s-long-name`), path-segment names and"
         " label keys, minimum/maximum, maxItems, unions, `listType=map` keys, enum values,"
         " dependentRequired/dependentForbidden) and the hand-written checks of"
-        " `pkg/apis/scheduling/validation/validation.go` (object names are DNS subdomains, template"
+        " `pkg/apis/scheduling/validation/validation.go` (object names are DNS subdomains, a namespace"
+        " written in the manifest is a DNS label; for a 1.35 v1alpha1 Workload, the checks of that"
+        " line: podGroups present, at most 8, names DNS labels and unique, the basic/gang union,"
+        " controllerRef kind and name; template"
         " names unique across the whole Workload tree, tree depth at most 4, a composite template"
         " has a child, one priority for all templates), Pod `spec.schedulingGroup` (exactly one"
         " member, `podGroupName` a DNS subdomain; no `evictionResponders` with it) and Job"
@@ -33,9 +36,11 @@ class ApiValidation(Rule):
         " PodGroup and CompositePodGroup in every version the target serves, Job and CronJob"
         " `spec.scheduling`, and the pod spec of every pod template. The message is upstream's own"
         " (`spec.podGroupTemplates[0].name: Invalid value: ...`); the finding points at the field,"
-        " or at its parent when the field is absent. Errors that a more specific rule explains"
-        " (WAS002 missing fields and types, WAS203, WAS306, WAS405, WAS601, WAS602, WAS605) are left"
-        " to that rule; fields of a gate known to be off are WAS702's."
+        " or at its parent when the field is absent. Upstream validation is the one detector"
+        " of these errors; those of a more specific rule's domain are reported under its code with"
+        " its advice (WAS203, WAS306, WAS405, WAS601, WAS602, WAS605: `ROUTES` in"
+        " `lint/rules/input/upstream.py`), a missing required key is WAS002's; fields of a gate"
+        " known to be off are WAS702's."
     )
     why = (
         "These are the checks the API server runs on create: the JSON schema (WAS002) carries"
@@ -75,8 +80,8 @@ spec:
 
     def _hits(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
         # the validation data loads on the first object this rule checks, not at start-up
-        from waslint.lint.rules.input.upstream import explained_elsewhere, upstream_issues
+        from waslint.lint.rules.input.upstream import left_to_another_rule, upstream_issues
 
         for issue, schema_covers in upstream_issues(obj, ctx.target):
-            if not explained_elsewhere(issue, obj.data, schema_covers):
+            if not left_to_another_rule(issue, obj.data, schema_covers):
                 yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}: {issue.message}", point_at_key=False)

@@ -67,7 +67,7 @@ spec:
             else:
                 return
             for issue in issues:
-                if not _explained_elsewhere(obj.data, issue.path, ctx):
+                if not _explained_elsewhere(obj.data, issue.path, ctx) and not _worded_by_owner(obj, issue, ctx):
                     yield self.hit(obj, issue.path, f"{obj.api_version} {obj.kind}{source}: {issue.message}")
             return
         if (obj.group, obj.kind) in JOB_KINDS:
@@ -91,7 +91,7 @@ spec:
             )
             return
         for issue in schema.validate_fragment(ctx.target, "JobSchedulingConfiguration", value, path):
-            if not _explained_elsewhere(obj.data, issue.path, ctx):
+            if not _explained_elsewhere(obj.data, issue.path, ctx) and not _worded_by_owner(obj, issue, ctx):
                 yield self.hit(obj, issue.path, f"Job spec.scheduling: {issue.message}")
 
     def _pod_fields(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
@@ -116,6 +116,21 @@ spec:
                 path = (*template.path, "workloadRef")
                 for issue in schema.validate_fragment(ctx.target, "WorkloadReference", reference, path):
                     yield self.hit(obj, issue.path, f"Pod spec.workloadRef: {issue.message}")
+
+
+def _worded_by_owner(obj: KObject, issue: Any, ctx: Context) -> bool:
+    """A missing required field that upstream validation also rejects and a more specific rule
+    words (a gang without its count: WAS306): one finding, that rule's."""
+    missing = getattr(issue, "missing", None)
+    if missing is None:
+        return False
+    from waslint.lint.rules.input.upstream import GENERIC, owner_of, upstream_issues
+
+    wanted = (*issue.path, missing)
+    return any(
+        tuple(found.path) == wanted and found.origin == "required" and owner_of(found) != GENERIC
+        for found, _ in upstream_issues(obj, ctx.target)
+    )
 
 
 def _explained_elsewhere(data: Any, path: Path, ctx: Context) -> bool:

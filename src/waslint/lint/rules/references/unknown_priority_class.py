@@ -23,7 +23,7 @@ from waslint.objects.keys import (
     WORKLOAD,
 )
 from waslint.objects.kobject import KObject, as_str
-from waslint.objects.walks import POD_TEMPLATE_KINDS, pod_templates, workload_templates
+from waslint.objects.walks import POD_TEMPLATE_KINDS, GroupTemplate, pod_templates, workload_templates
 
 
 @register
@@ -42,8 +42,9 @@ class UnknownPriorityClass(Rule):
         " cluster's truth. Without one, pods of KAI workloads may also use the classes the KAI"
         " installation creates (`train`, `build-preemptible`, `build`, `inference`)."
         " Separately, and always: templates of one Workload whose `priorityClassName` or"
-        " `priority` differ are an error, reported on every template that differs from the value"
-        " most templates share (ties: the first template)."
+        " `priority` differ, which upstream validation rejects (validateWorkloadPriority), are an"
+        " error, reported once, on the first template that differs from the value most templates"
+        " share (ties: the first template), naming the others."
     )
     why = (
         "The Priority admission plugin rejects a Pod, PodGroup or CompositePodGroup whose class"
@@ -122,7 +123,14 @@ spec:
         templates = workload_templates(obj)
         for template in templates:
             yield from self._reference(obj, template.path, template.data, classes, False)
-        if len(templates) < 2 or not ctx.target_at_least("beta-api"):
+        yield from self._shared_priority(obj, ctx, templates)
+
+    def _shared_priority(self, obj: KObject, ctx: Context, templates: list[GroupTemplate]) -> Iterator[Hit]:
+        """Upstream's validateWorkloadPriority rejects templates that differ (the detector, at
+        `spec`); worded here once, at the first template that differs from what most share."""
+        from waslint.lint.rules.input.upstream import owned_issues
+
+        if not ctx.target_at_least("beta-api") or not owned_issues(obj, ctx.target, self.code):
             return
         for field in ("priorityClassName", "priority"):
             values = [template.data.get(field) for template in templates]
@@ -134,22 +142,22 @@ spec:
             reference = next(key for key in keys if counts[key] == best)
             shared = values[keys.index(reference)]
             shown = "unset" if shared is None else f"{field}: {shared}"
-            for template, value, key in zip(templates, values, keys, strict=True):
-                if key == reference:
-                    continue
-                name = as_str(template.data.get("name")) or "<unnamed>"
-                mine = "unset" if value is None else f"{value}"
-                where = field if field in template.data else "name"
-                path = (*template.path, where)
-                yield self.hit(
-                    obj,
-                    path,
-                    f'template "{name}" has {field} {mine} while the other templates of Workload'
-                    f" {obj.namespace}/{obj.name or '<unnamed>'} have {shown}: 1.37 rejects a"
-                    f" Workload whose templates differ in {field}. Give every template the"
-                    " same value",
-                    severity=Severity.ERROR,
-                )
+            differing = [(t, v) for t, v, k in zip(templates, values, keys, strict=True) if k != reference]
+            first, value = differing[0]
+            names = ", ".join(repr(as_str(t.data.get("name")) or "<unnamed>") for t, _ in differing)
+            where = field if field in first.data else "name"
+            mine = "unset" if value is None else f"{value}"
+            others = f" (also {names})" if len(differing) > 1 else ""
+            yield self.hit(
+                obj,
+                (*first.path, where),
+                f'template "{as_str(first.data.get("name")) or "<unnamed>"}" has {field} {mine}{others}'
+                f" while the other templates of Workload {obj.namespace}/{obj.name or '<unnamed>'} have"
+                f" {shown}: 1.37 rejects a Workload whose templates differ in {field}. Give every"
+                " template the same value",
+                severity=Severity.ERROR,
+            )
+            return
 
 
 def _what(obj: KObject, path: Path) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from waslint.core.model import Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.objects.groups import Group, groups_of, object_group
+from waslint.objects.groups import MIN_GROUP_COUNT, Group
 from waslint.objects.keys import (
     KAI_MIN_MEMBER,
     KAI_MIN_MEMBER_KINDS,
@@ -70,10 +70,10 @@ spec:
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
         if obj.group == SCHEDULING:
-            yield from self._was(obj)
+            yield from self._was(obj, ctx)
             return
         if obj.kind in ("Job", "CronJob"):
-            yield from self._job(obj)
+            yield from self._was(obj, ctx)
         found = kai_min_member(obj)
         if found is not None and not isinstance(found[1], str):
             yield self.hit(
@@ -94,46 +94,41 @@ spec:
                 point_at_key=False,
             )
 
-    def _was(self, obj: KObject) -> Iterator[Hit]:
-        for group in groups_of(obj):
-            where = f"template {group.name or '<unnamed>'!r}" if group.template is not None else obj.kind
-            yield from self._required(obj, group, where)
+    def _was(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
+        """The gang counts upstream validation rejects (`required`, `minimum`), worded here."""
+        from waslint.lint.rules.input.upstream import group_at, owned_issues, value_at
 
-    def _required(self, obj: KObject, group: Group, where: str) -> Iterator[Hit]:
-        if group.policy.gang is None:
-            return
-        minimum = group.policy.minimum
-        field = minimum.field
-        if not minimum.present or minimum.raw is None:
-            yield self.hit(
-                obj,
-                (*group.policy.path, "gang"),
-                f"{where} gang policy has no {field}: it is required and must be at least 1"
-                f" (the number of {'child groups' if field == 'minGroupCount' else 'Pods'} that"
-                f" must be schedulable together); add gang.{field}",
-            )
-            return
-        value = minimum.value
-        if value is not None and value < 1:
-            yield self.hit(
-                obj,
-                minimum.path,
-                f"{where} gang {field} is {value}: it must be at least 1 (the API server rejects"
-                " it). Set it to the gang's real size, or use `basic: {}` for no gang",
-                point_at_key=False,
-            )
+        for issue in owned_issues(obj, ctx.target, self.code):
+            group = group_at(obj, issue.path)
+            field = str(issue.path[-1])
+            value = value_at(obj.data, issue.path)
+            if obj.group == "batch":
+                yield self.hit(
+                    obj,
+                    issue.path,
+                    f"{obj.kind} gang minCount is {value}: when set it must be at least 1 (the API"
+                    " server rejects it). Remove it (it then defaults to parallelism), or set the"
+                    " gang's size",
+                    point_at_key=False,
+                )
+            elif group is not None and value is None:
+                yield self.hit(
+                    obj,
+                    issue.path[:-1],
+                    f"{_where(obj, group)} gang policy has no {field}: it is required and must be at least 1"
+                    f" (the number of {'child groups' if field == MIN_GROUP_COUNT else 'Pods'} that"
+                    f" must be schedulable together); add gang.{field}",
+                )
+            else:
+                where = _where(obj, group) if group is not None else obj.kind
+                yield self.hit(
+                    obj,
+                    issue.path,
+                    f"{where} gang {field} is {value}: it must be at least 1 (the API server rejects"
+                    " it). Set it to the gang's real size, or use `basic: {}` for no gang",
+                    point_at_key=False,
+                )
 
-    def _job(self, obj: KObject) -> Iterator[Hit]:
-        group = object_group(obj)
-        if group is None or group.policy.gang is None:
-            return
-        value = group.policy.minimum.value
-        if value is not None and value < 1:
-            yield self.hit(
-                obj,
-                group.policy.minimum.path,
-                f"{obj.kind} gang minCount is {value}: when set it must be at least 1 (the API"
-                " server rejects it). Remove it (it then defaults to parallelism), or set the"
-                " gang's size",
-                point_at_key=False,
-            )
+
+def _where(obj: KObject, group: Group) -> str:
+    return f"template {group.name or '<unnamed>'!r}" if group.template is not None else obj.kind

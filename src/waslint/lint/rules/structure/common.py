@@ -11,8 +11,6 @@ from waslint.objects.walks import (
     GroupTemplate,
 )
 
-MAX_TREE_DEPTH = 4  # WorkloadMaxTreeDepth: the top-level templates (and root groups) are level 1
-
 
 def label_key_problem(key: str) -> str | None:
     """Why `key` is not a valid Kubernetes label key (qualified name), or None when it is."""

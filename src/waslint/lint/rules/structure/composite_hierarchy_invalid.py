@@ -20,9 +20,9 @@ from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from waslint.core.model import Severity
+from waslint.knowledge.imperative import WORKLOAD_MAX_TREE_DEPTH as MAX_TREE_DEPTH
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Part, Rule, register
-from waslint.lint.rules.structure.common import MAX_TREE_DEPTH
 from waslint.objects.groups import Group, object_group
 from waslint.objects.keys import COMPOSITE, PODGROUP
 from waslint.objects.kobject import KObject

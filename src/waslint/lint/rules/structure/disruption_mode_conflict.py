@@ -12,6 +12,11 @@ from waslint.objects.groups import groups_of, object_group
 from waslint.objects.keys import COMPOSITE, POLICY_KINDS
 from waslint.objects.kobject import KObject
 
+_NO_GANG = (
+    "a basic group is scheduled pod by pod, so there is no gang to keep whole; use a gang policy,"
+    " or disruptionMode {single: {}}"
+)
+
 
 @register
 class DisruptionModeConflict(Rule):
@@ -35,7 +40,7 @@ class DisruptionModeConflict(Rule):
         " `single` child breaks by losing pods one at a time (KEP-6012). The API server may not"
         " reject these yet (1.37), so they silently behave unlike what the manifest says. A Job"
         " `spec.scheduling` with `all` and a basic (or no) policy is rejected by the API server's Job"
-        " validation: that case is an error (see WAS003)."
+        " validation: that case is an error (upstream validation detects it, this rule words it)."
     )
     example = """\
 apiVersion: scheduling.k8s.io/v1beta1
@@ -63,27 +68,39 @@ spec:
     kinds = POLICY_KINDS
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
+        if obj.group == "batch":
+            yield from self._job(obj, ctx)
+            return
         for group in groups_of(obj):
-            if group.disruption.mode != "all":
-                continue
-            defaulted = obj.group == "batch" and not group.policy.present
-            if group.policy.variant == "basic" or defaulted:
-                label = holder_label(group)
-                basic = "no schedulingPolicy (a Job's default is basic)" if defaulted else "a basic policy"
+            if group.disruption.mode == "all" and group.policy.variant == "basic":
                 yield self.hit(
                     obj,
                     group.disruption.path,
-                    f"{label}: disruptionMode all (disrupt the whole group together) with {basic}:"
-                    " a basic group is scheduled pod by pod, so there is no gang to keep whole;"
-                    " use a gang policy, or disruptionMode {single: {}}"
-                    + (" (the API server rejects this Job)" if obj.group == "batch" else ""),
-                    # upstream's Job validation rejects it: an error; elsewhere KEP-5710 only
-                    severity=Severity.ERROR if obj.group == "batch" else None,
+                    f"{holder_label(group)}: disruptionMode all (disrupt the whole group together) with"
+                    f" a basic policy: {_NO_GANG}",
                 )
         if obj.kind == "Workload":
             yield from self._composite_children(obj)
         elif obj.kind in ("PodGroup", "CompositePodGroup"):
             yield from self._parent_object(obj, ctx)
+
+    def _job(self, obj: KObject, ctx: Context) -> Iterator[Hit]:
+        """A Job's `all` without a gang policy: upstream's Job validation rejects it (the detector);
+        an error, worded here."""
+        from waslint.lint.rules.input.upstream import group_at, owned_issues
+
+        for issue in owned_issues(obj, ctx.target, self.code):
+            group = group_at(obj, issue.path)
+            if group is None:
+                continue
+            basic = "a basic policy" if group.policy.present else "no schedulingPolicy (a Job's default is basic)"
+            yield self.hit(
+                obj,
+                issue.path,
+                f"{holder_label(group)}: disruptionMode all (disrupt the whole group together) with {basic}:"
+                f" {_NO_GANG} (the API server rejects this Job)",
+                severity=Severity.ERROR,
+            )
 
     def _composite_children(self, obj: KObject) -> Iterator[Hit]:
         groups = groups_of(obj)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from waslint.core.model import Path, Severity
+from waslint.knowledge.gates import APISERVER
+from waslint.knowledge.lifecycle import current_line, same_schema
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
+from waslint.lint.rules.gates.common import inventory_of
 from waslint.objects.groups import MIN_COUNT, Group, groups_of, policy_variant
 from waslint.objects.keys import SCHEDULING
 from waslint.objects.kobject import KObject, as_map, as_str
@@ -25,7 +29,7 @@ if TYPE_CHECKING:
 _DEFAULTS = {"disruptionMode": {"single": {}}, "preemptionPolicy": "PreemptLowerPriority"}
 
 
-_SAME_SCHEMA = frozenset({"v1alpha3", "v1beta1"})
+_LEGACY_VERSION = "v1alpha1"
 
 
 _NO_ADD = " (templates cannot be added or removed after the Workload is created)"
@@ -38,20 +42,27 @@ class ImmutableFieldChanged(Rule):
     severity = Severity.ERROR
     summary = "With --base GIT_REF: an object changed a field the API makes immutable."
     what = (
-        "With `--base GIT_REF`, reads the linted files as they were at that revision (straight"
-        " from git, no checkout), matches objects by API group, kind, namespace and name, and"
-        " compares the immutable fields. Workload: templates added or removed (at any level of the"
-        " tree), `controllerRef`, and per template the `basic`/`gang` variant,"
-        " `schedulingConstraints` (topology), `resourceClaims`, `disruptionMode`,"
-        " `priorityClassName`, `priority` and `preemptionPolicy` (in v1alpha1/v1alpha2 the whole"
-        " template list). PodGroup: every `spec` field except `schedulingPolicy.gang.minCount`"
-        " (every field in v1alpha2). CompositePodGroup: every `spec` field. Job:"
-        " `spec.scheduling` except `schedulingPolicy.gang.minCount`, including adding or removing"
-        " it. API defaults are applied before comparing (an unset PodGroup `disruptionMode` equals"
-        " `{single: {}}`). An object whose apiVersion moved across a removed version (v1alpha2 to"
-        " v1beta1) is not compared: it has to be recreated anyway (WAS101). Beyond these comparisons,"
-        " every `+k8s:immutable` and `+k8s:update=NoSet/NoUnset/NoAddItem/NoRemoveItem` marker of the"
-        " upstream types (the generated validation data of WAS003) is applied to the two revisions."
+        "With `--base GIT_REF`, reads the linted files as they were at that revision (straight "
+        "from git, no checkout), matches objects by API group, kind, namespace and name, and "
+        "compares the immutable fields, after what kube-apiserver's registry strategy does first: "
+        "a gated field the stored object does not use is dropped while its gate is known off "
+        "there (`knowledge/strategies.yaml`; WAS702 reports it), so adding it is no error. "
+        "Workload: templates added or removed (at any level of the tree), `controllerRef` (in "
+        "v1alpha1 one may still be set when the stored object has none), and per template the "
+        "`basic`/`gang` variant, `schedulingConstraints` (topology), `resourceClaims`, "
+        "`disruptionMode`, `priorityClassName`, `priority` and `preemptionPolicy` (in "
+        "v1alpha1/v1alpha2 the whole template list). PodGroup: every `spec` field except "
+        "`schedulingPolicy.gang.minCount` (every field in v1alpha2). CompositePodGroup: every "
+        "`spec` field. Job: `spec.scheduling` except `schedulingPolicy.gang.minCount`, including "
+        "adding or removing it. CronJob: `spec.jobTemplate.spec.scheduling` by the Job's update "
+        "markers (adding or removing it or its policy, changing constraints, disruptionMode or "
+        "claims), while the basic/gang choice and gang.minCount may change. API defaults are "
+        "applied before comparing (an unset PodGroup `disruptionMode` equals `{single: {}}`). An "
+        "object whose apiVersion moved across a removed version (v1alpha2 to v1beta1) is not "
+        "compared: it has to be recreated anyway (WAS101). Beyond these comparisons, every "
+        "`+k8s:immutable` and `+k8s:update=NoSet/NoUnset/NoAddItem/NoRemoveItem` marker of the "
+        "upstream types (the generated validation data of WAS003) is applied to the two "
+        "revisions."
     )
     why = (
         "`kubectl apply` or a GitOps sync of such a change is rejected by the API server (or, for"
@@ -105,7 +116,13 @@ spec:
       all: {}
 """
     kinds = frozenset(
-        {(SCHEDULING, "Workload"), (SCHEDULING, "PodGroup"), (SCHEDULING, "CompositePodGroup"), ("batch", "Job")}
+        {
+            (SCHEDULING, "Workload"),
+            (SCHEDULING, "PodGroup"),
+            (SCHEDULING, "CompositePodGroup"),
+            ("batch", "Job"),
+            ("batch", "CronJob"),
+        }
     )
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
@@ -114,7 +131,18 @@ spec:
         if base is None or name is None:
             return
         old = base.index.get(obj.group, obj.kind, obj.namespace, name)
-        if old is None or not (old.version == obj.version or {old.version, obj.version} <= _SAME_SCHEMA):
+        if old is None or not same_schema(obj.group, obj.kind, old.version, obj.version):
+            return
+        obj = _as_stored(obj, old, ctx)
+        if obj.kind == "CronJob":
+            for path, change in _cronjob_changes(obj, old, ctx.target):
+                yield self.hit(
+                    obj,
+                    path,
+                    f"{change} since {old.file.path}; a CronJob's jobTemplate spec.scheduling follows the"
+                    " Job's update rules (only gang.minCount and the basic/gang choice may change):"
+                    " create a new CronJob (a new name) for the new scheduling",
+                )
             return
         if obj.kind == "Workload":
             changes = _workload_changes(old, obj)
@@ -127,7 +155,11 @@ spec:
             advice = "spec.scheduling is immutable: delete and recreate the Job (or create it under a new name)"
         else:
             changes = _group_changes(old, obj)
-            what = "apart from gang.minCount " if obj.kind == "PodGroup" and obj.version in _SAME_SCHEMA else ""
+            what = (
+                "apart from gang.minCount "
+                if obj.kind == "PodGroup" and current_line(obj.group, obj.version, obj.kind)
+                else ""
+            )
             advice = (
                 f"a {obj.kind} is immutable {what}once created: create a new one (a new name, from a"
                 " new Workload revision when it comes from a template) instead of editing this one"
@@ -135,6 +167,48 @@ spec:
         changes.extend(_marker_changes(obj, old, ctx.target, [path for path, _ in changes]))
         for path, change in changes:
             yield self.hit(obj, path, f"{change} since {old.file.path}; {advice}")
+
+
+def _as_stored(obj: KObject, old: KObject, ctx: Context) -> KObject:
+    """The object as the API server compares it: its registry strategy first drops the gated
+    fields the stored object does not use while their gate is known off on kube-apiserver
+    (knowledge/strategies.yaml); such a field is no immutability error (WAS702 reports the drop)."""
+    from waslint.knowledge import strategies
+
+    data, dropped = strategies.prepare_for_update(
+        ctx.target, obj.group, obj.kind, obj.data, old.data, _apiserver_gates(ctx)
+    )
+    return dataclasses.replace(obj, data=data, _memo=None) if dropped else obj
+
+
+def _apiserver_gates(ctx: Context) -> Callable[[str], bool | None]:
+    inventory = inventory_of(ctx)
+    if inventory.empty:
+        return lambda _gate: None
+
+    def state(gate: str) -> bool | None:
+        return inventory.known_value(gate, (APISERVER,), ctx.target)[0]
+
+    return state
+
+
+def _cronjob_changes(obj: KObject, old: KObject, target: ReleaseName) -> list[tuple[Path, str]]:
+    """The Job's `+k8s:` update markers applied to spec.jobTemplate.spec (upstream's CronJob
+    TestDeclarativeValidateUpdate); the imperative basic/gang rule of a Job's own update does not
+    apply: each Job the CronJob creates starts a new Workload."""
+    from waslint.knowledge import validation
+
+    where: Path = ("spec", "jobTemplate", "spec")
+    new_spec, old_spec = (
+        as_map(as_map(obj.spec.get("jobTemplate")).get("spec")),
+        as_map(as_map(old.spec.get("jobTemplate")).get("spec")),
+    )
+    issues = validation.validate_update(target, "batch/v1", "Job", {"spec": new_spec}, {"spec": old_spec})
+    found: list[tuple[Path, str]] = []
+    for issue in issues:
+        path = (*where, *issue.path[1:])
+        found.append((path, f"{render_path(path)}: {issue.detail} ({issue.origin})"))
+    return found
 
 
 def _related(path: Path, other: Path) -> bool:
@@ -198,7 +272,9 @@ def _field_path(path: Path, field: str, holder: dict[str, Any]) -> Path:
 
 def _workload_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
     changes: list[tuple[Path, str]] = []
-    if old.spec.get("controllerRef") != new.spec.get("controllerRef"):
+    # the 1.35 line (v1alpha1) checks controllerRef only when the stored one is set
+    settable = new.version == _LEGACY_VERSION and old.spec.get("controllerRef") is None
+    if old.spec.get("controllerRef") != new.spec.get("controllerRef") and not settable:
         changes.append(
             (
                 _field_path(("spec",), "controllerRef", new.spec),
@@ -206,7 +282,7 @@ def _workload_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
                 f" {_show(new.spec.get('controllerRef'))}",
             )
         )
-    if new.version not in _SAME_SCHEMA:  # v1alpha1/v1alpha2: the whole list is immutable
+    if not current_line(new.group, new.version, new.kind):  # v1alpha1/v1alpha2: the whole list is immutable
         for list_name, _ in template_lists(new):
             if old.spec.get(list_name) != new.spec.get(list_name):
                 changes.append(
@@ -309,8 +385,9 @@ def _template_changes(old: Group, new: Group) -> list[tuple[Path, str]]:
 
 def _group_changes(old: KObject, new: KObject) -> list[tuple[Path, str]]:
     """PodGroup (all but gang.minCount) and CompositePodGroup (everything): spec with defaults."""
-    defaults = _DEFAULTS if new.version in _SAME_SCHEMA else {"disruptionMode": "Pod"}
-    keep_count = new.kind == "PodGroup" and new.version in _SAME_SCHEMA
+    current = current_line(new.group, new.version, new.kind)
+    defaults = _DEFAULTS if current else {"disruptionMode": "Pod"}
+    keep_count = new.kind == "PodGroup" and current
     old_spec = {**defaults, **{k: v for k, v in old.spec.items() if v is not None}}
     new_spec = {**defaults, **{k: v for k, v in new.spec.items() if v is not None}}
     changes: list[tuple[Path, str]] = []

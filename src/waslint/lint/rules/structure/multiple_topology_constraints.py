@@ -8,9 +8,8 @@ from waslint.core.model import Severity
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.lint.rules.structure.common import holder_label, label_key_problem
-from waslint.objects.groups import groups_of
 from waslint.objects.keys import POLICY_KINDS
-from waslint.objects.kobject import KObject
+from waslint.objects.kobject import KObject, as_str
 
 
 @register
@@ -27,9 +26,9 @@ class MultipleTopologyConstraints(Rule):
     )
     why = (
         "The API allows a single topology constraint per group (`topology` has at most one item)"
-        " and validates `key` as a label key in 1.37: the object is rejected. Even where it is"
-        " not (1.36), a key that is not a label key can never match a node label, so the group"
-        " can never be placed. To keep a gang inside a rack and a zone, constrain it by the"
+        " and validates `key` as a label key (1.36 and 1.37): the object is rejected; upstream"
+        " validation detects both and this rule words them. A key that is not a label key could"
+        " never match a node label anyway. To keep a gang inside a rack and a zone, constrain it by the"
         " narrowest level (the rack): a rack lies in one zone."
     )
     example = """\
@@ -63,28 +62,29 @@ spec:
     text_trigger = "topology"
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        for group in groups_of(obj):
-            topology = group.topology
-            if len(topology) > 1:
-                keys = [constraint.key or "?" for constraint in topology]
+        """Upstream validation's topology errors (`maxItems=1`, `format=k8s-label-key`), worded here."""
+        from waslint.lint.rules.input.upstream import group_at, owned_issues, value_at
+
+        for issue in owned_issues(obj, ctx.target, self.code):
+            group = group_at(obj, issue.path)
+            label = holder_label(group) if group is not None else obj.kind
+            if issue.origin == "maxItems":
+                topology = value_at(obj.data, issue.path)
+                keys = [as_str(c.get("key")) or "?" if isinstance(c, dict) else "?" for c in topology or []]
                 yield self.hit(
                     obj,
-                    topology[1].path,
-                    f"{holder_label(group)} has {len(topology)} topology constraints"
-                    f" ({', '.join(keys)}); the API allows one: keep the key of the level that must"
-                    " hold the whole group (the narrowest, e.g. the rack) and remove the others",
+                    (*issue.path, 1),
+                    f"{label} has {len(keys)} topology constraints ({', '.join(keys)}); the API allows"
+                    " one: keep the key of the level that must hold the whole group (the narrowest,"
+                    " e.g. the rack) and remove the others",
                 )
-            for constraint in topology:
-                key = constraint.key
-                if key is None:
-                    continue  # missing or not a string: WAS002 (schema) reports it
-                problem = label_key_problem(key)
-                if problem is not None:
-                    yield self.hit(
-                        obj,
-                        constraint.key_path,
-                        f"topology key {key!r} is not a valid label key: {problem}; no node can"
-                        " carry it, so the group can never be placed (use a node label key such as"
-                        " topology.kubernetes.io/zone)",
-                        point_at_key=False,
-                    )
+                continue
+            key = str(value_at(obj.data, issue.path))
+            problem = label_key_problem(key) or issue.detail
+            yield self.hit(
+                obj,
+                issue.path,
+                f"topology key {key!r} is not a valid label key: {problem}; no node can carry it, so the"
+                " group can never be placed (use a node label key such as topology.kubernetes.io/zone)",
+                point_at_key=False,
+            )

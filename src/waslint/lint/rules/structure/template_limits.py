@@ -5,14 +5,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from waslint.core.model import Path, Severity
+from waslint.knowledge.imperative import WORKLOAD_MAX_TREE_DEPTH as MAX_TREE_DEPTH
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Part, Rule, register
-from waslint.lint.rules.structure.common import MAX_TREE_DEPTH, holder_label, template_name
-from waslint.objects.groups import Group, groups_of
+from waslint.lint.rules.input.upstream import group_at, value_at
+from waslint.lint.rules.structure.common import holder_label, template_name
+from waslint.objects.groups import Group
 from waslint.objects.keys import POLICY_KINDS
 from waslint.objects.kobject import KObject, as_list, as_str
 from waslint.objects.walks import (
@@ -21,8 +23,10 @@ from waslint.objects.walks import (
     workload_templates,
 )
 
-MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates, per list
-LEGACY_LIST = "podGroups"  # a 1.35 Workload's list (WAS002/WAS003 check it, WAS101 renames it)
+if TYPE_CHECKING:
+    from waslint.knowledge.validation import ValidationIssue
+
+_NAME_ORIGINS = frozenset({"listType=map", "uniqueTemplateNames", "uniquePodGroupNames"})
 
 LIST_SIZE = Part(
     "list-size",
@@ -49,7 +53,11 @@ class TemplateLimits(Rule):
     name = "template-limits"
     severity = Severity.ERROR
     summary = "Workload template tree limits and the basic/gang and template-list unions."
-    what = "Fires in six parts, each on its own; the first five check a Workload's template tree:"
+    what = (
+        "Words upstream validation's errors (the one detector: the `+k8s:` unions, maxItems and"
+        " listType=map keys, and the hand-written tree checks of validation.go), in six parts,"
+        " each on its own; the first five concern a Workload's template tree:"
+    )
     parts = (LIST_SIZE, TREE_DEPTH, UNIQUE_TEMPLATE_NAMES, COMPOSITE_NEEDS_CHILD, TEMPLATE_LIST_UNION, POLICY_UNION)
     why = (
         "The API server rejects these objects (WorkloadMaxPodGroupTemplates = 8,"
@@ -86,21 +94,55 @@ spec:
     kinds = POLICY_KINDS
 
     def check(self, obj: KObject, ctx: Context) -> Iterable[Hit]:
-        if obj.kind == "Workload":
-            if not isinstance(obj.data.get("spec"), dict):
-                return
-            names = [name for name, _ in template_lists(obj)]
-            templates = workload_templates(obj)
+        """Upstream validation is the detector (unions, `maxItems`, `listType=map` and the
+        hand-written tree checks); each of its errors is worded here by its part, once per field."""
+        from waslint.lint.rules.input.upstream import owned_issues
+
+        issues = owned_issues(obj, ctx.target, self.code)
+        if not issues:
+            return
+        templates = workload_templates(obj) if obj.kind == "Workload" else []
+        names = [name for name, _ in template_lists(obj)] if obj.kind == "Workload" else []
+        reported: set[tuple[str, Path]] = set()
+        for issue in issues:
+            # a name used twice can be two upstream errors (listType=map and the tree-wide check)
+            part = "name" if issue.origin in _NAME_ORIGINS else issue.origin
+            for hit in self._explain(obj, issue, templates, names):
+                if (part, tuple(hit.path)) not in reported:
+                    reported.add((part, tuple(hit.path)))
+                    yield hit
+
+    def _explain(
+        self, obj: KObject, issue: ValidationIssue, templates: list[GroupTemplate], names: list[str]
+    ) -> Iterator[Hit]:
+
+        path = issue.path
+        if (
+            issue.origin in ("union", "required")
+            and path[:1] == ("spec",)
+            and len(path) <= 2
+            and obj.kind == "Workload"
+        ):
             yield from self._template_list_union(obj, names)
-            yield from self._list_size(obj, ("spec",), obj.spec, names)
-            for template in templates:
-                if template.composite:
-                    yield from self._list_size(obj, template.path, template.data, names)
-                    yield from self._composite_needs_child(obj, template, names)
-            yield from self._tree_depth(obj, templates)
-            yield from self._unique_template_names(obj, templates)
-        for group in groups_of(obj):
-            yield from self._policy_union(obj, group)
+        elif issue.origin == "union":
+            group = group_at(obj, path)
+            if group is not None:
+                yield from self._policy_union(obj, group)
+        elif issue.origin == "maxItems":
+            yield from self._list_size(obj, path, issue.bound or len(as_list(value_at(obj.data, path))))
+        elif issue.origin == "treeDepth":
+            yield from self._tree_depth(obj, [t for t in templates if tuple(t.path[: len(path)]) == tuple(path)])
+        elif issue.origin == "compositeHasChild":
+            template = next((t for t in templates if tuple(t.path) == tuple(path)), None)
+            if template is not None:
+                yield from self._composite_needs_child(obj, template)
+        else:  # listType=map, uniqueTemplateNames, uniquePodGroupNames: a name used twice
+            at = path[:-1] if path[-1] == "name" else path
+            template = next((t for t in templates if tuple(t.path) == tuple(at)), None)
+            if template is not None:
+                yield from self._unique_template_name(obj, template, templates)
+            elif obj.kind == "Workload":
+                yield self.hit(obj, (*at, "name"), f"{render_path(at)}: {issue.message}", point_at_key=False)
 
     # -- template-list-union
 
@@ -116,7 +158,7 @@ spec:
                 " exactly one: flat PodGroup templates, or a tree of composite templates (move the"
                 f" flat templates into a composite template's {names[0]})",
             )
-        elif not flat and not composite and LEGACY_LIST not in spec:
+        else:
             empty = next((name for name in names if name in spec), None)
             yield self.hit(
                 obj,
@@ -128,28 +170,27 @@ spec:
 
     # -- list-size
 
-    def _list_size(self, obj: KObject, path: Path, holder: dict[str, Any], names: list[str]) -> Iterator[Hit]:
-        for list_name in names:
-            items = as_list(holder.get(list_name))
-            if len(items) > MAX_TEMPLATES:
-                yield self.hit(
-                    obj,
-                    (*path, list_name, MAX_TEMPLATES),
-                    f"{render_path((*path, list_name))} has {len(items)} templates; at most"
-                    f" {MAX_TEMPLATES} per list: merge templates that share a policy, or split the"
-                    " Workload",
-                )
+    def _list_size(self, obj: KObject, path: Path, bound: int) -> Iterator[Hit]:
+        from waslint.lint.rules.input.upstream import value_at
+
+        items = as_list(value_at(obj.data, path))
+        yield self.hit(
+            obj,
+            (*path, bound),
+            f"{render_path(path)} has {len(items)} templates; at most"
+            f" {bound} per list: merge templates that share a policy, or split the"
+            " Workload",
+        )
 
     # -- composite-needs-child
 
-    def _composite_needs_child(self, obj: KObject, template: GroupTemplate, names: list[str]) -> Iterator[Hit]:
-        if not any(as_list(template.data.get(name)) for name in names):
-            yield self.hit(
-                obj,
-                (*template.path, "name") if "name" in template.data else template.path,
-                f"composite template {template_name(template)!r} has no child template: give it"
-                " podGroupTemplates or compositePodGroupTemplates (at least one template)",
-            )
+    def _composite_needs_child(self, obj: KObject, template: GroupTemplate) -> Iterator[Hit]:
+        yield self.hit(
+            obj,
+            (*template.path, "name") if "name" in template.data else template.path,
+            f"composite template {template_name(template)!r} has no child template: give it"
+            " podGroupTemplates or compositePodGroupTemplates (at least one template)",
+        )
 
     # -- tree-depth
 
@@ -169,24 +210,21 @@ spec:
 
     # -- unique-template-names
 
-    def _unique_template_names(self, obj: KObject, templates: list[GroupTemplate]) -> Iterator[Hit]:
-        seen: dict[str, GroupTemplate] = {}
-        for template in templates:
-            name = as_str(template.data.get("name"))
-            if name is None:
-                continue
-            first = seen.get(name)
-            if first is None:
-                seen[name] = template
-                continue
-            yield self.hit(
-                obj,
-                (*template.path, "name"),
-                f"template name {name!r} is used twice in this Workload (also at"
-                f" {render_path(first.path)}); names must be unique across the whole template tree,"
-                " since PodGroups refer to their template by name alone",
-                point_at_key=False,
-            )
+    def _unique_template_name(
+        self, obj: KObject, template: GroupTemplate, templates: list[GroupTemplate]
+    ) -> Iterator[Hit]:
+        name = as_str(template.data.get("name"))
+        first = next((t for t in templates if as_str(t.data.get("name")) == name), None)
+        if name is None or first is None or first is template:
+            return
+        yield self.hit(
+            obj,
+            (*template.path, "name"),
+            f"template name {name!r} is used twice in this Workload (also at"
+            f" {render_path(first.path)}); names must be unique across the whole template tree,"
+            " since PodGroups refer to their template by name alone",
+            point_at_key=False,
+        )
 
     # -- policy-union
 

@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from waslint.core.model import Severity
+from waslint.knowledge.validation import format_problem
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.lint.rules.structure.common import label_key_problem
 from waslint.objects.groups import Group, groups_of
 from waslint.objects.keys import POLICY_KINDS
 from waslint.objects.kobject import KObject, as_map, dig
@@ -86,7 +86,7 @@ spec:
         for group in groups_of(obj):
             for constraint in group.topology:
                 key = constraint.key
-                if key is None or label_key_problem(key) is not None:
+                if key is None or format_problem("k8s-label-key", key) is not None:
                     continue  # WAS601 reports invalid keys
                 message = self._key_problem(group, ctx, key, nodes, snapshot)
                 if message is not None:
