@@ -75,7 +75,7 @@ KINDS: dict[str, frozenset[str] | None] = {
     "WAS601": _GROUPS | _JOBS,
     "WAS602": _GROUPS | _JOBS,
     "WAS603": _GROUPS | _JOBS,
-    "WAS604": _GROUPS | frozenset({"Job"}),
+    "WAS604": _GROUPS | _JOBS,
     "WAS605": _GROUPS | _JOBS,
     "WAS606": None,
     "WAS607": frozenset({"PodGroup", "CompositePodGroup"}),
