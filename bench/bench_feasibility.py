@@ -204,7 +204,7 @@ def dump(path: Path, items: list[dict[str, Any]]) -> None:
 
 def time_phases(snapshot: Path, manifests: Path) -> dict[str, Any]:
     from waslint.feasibility.analysis import analyse, build_cluster
-    from waslint.feasibility.command import queue_book
+    from waslint.feasibility.command import apply_readings, queue_book
     from waslint.feasibility.gangs import collect
     from waslint.feasibility.model import priority_table
     from waslint.io.loader import load_all
@@ -224,6 +224,7 @@ def time_phases(snapshot: Path, manifests: Path) -> dict[str, Any]:
     classes = [obj.data for obj in snap.priority_classes]
     priorities, default = priority_table(classes)
     collected = collect(index, priorities, default)
+    apply_readings(collected.gangs, snap, index)
     cluster = build_cluster(
         [o.data for o in snap.nodes], [o.data for o in snap.pods], classes, None, collected.all_groups
     )

@@ -42,8 +42,8 @@ def test_rack_constraint_two_racks_of_four_cannot_hold_eight() -> None:
     assert constrained.domain == "rack-1"  # best attempt: the first of two equal racks
     fragmentation = [r for r in constrained.reasons if "at most" in r]
     assert fragmentation == [
-        "8 nvidia.com/gpu free on eligible nodes, at most 4 in one rack (topology.kubernetes.io/rack=rack-1);"
-        " the gang needs 8 in one rack"
+        "room for 8 pods on eligible nodes in all (8 nvidia.com/gpu free, 1 per pod), at most 4 in one rack"
+        " (topology.kubernetes.io/rack=rack-1); the gang needs 8 in one rack"
     ]
     free = run(nodes, [gang("train", shape(gpu=1), 8)]).verdicts[0]
     assert free.feasible

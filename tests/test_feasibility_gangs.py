@@ -224,3 +224,35 @@ def test_preemption_policy_never_means_no_preemption_what_if() -> None:
     assert eager.preempts
     verdict = analyse(cluster([node("n", gpu=8)], busy), [eager], preempt=True).verdicts[0]
     assert "after evicting 1 pod(s) holding 8 GPU(s): pod default/low" in verdict.what_if[0]
+
+
+def test_kai_topology_levels_make_racks_paths_inside_their_spine() -> None:
+    # KAI-Scheduler pkg/scheduler/plugins/topology/topology_structs.go calcDomainId: a domain ID
+    # joins the values of every level down to its own, so rack "r1" under spine s1 and "r1" under
+    # spine s2 are two domains. The PodGroup names its Topology in topologyConstraint.topology.
+    from waslint.feasibility.analysis import assign_levels, topology_levels
+
+    kai_group = (
+        "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata:\n  name: kai-train\n"
+        "spec:\n  minMember: 2\n  topologyConstraint: {topology: net, requiredTopologyLevel: k8s.io/rack}\n"
+    )
+    member = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p{n}\n  annotations: {{pod-group-name: kai-train}}\n"
+        "spec:\n  containers:\n  - name: c\n    image: x\n    resources: {{limits: {{nvidia.com/gpu: 4}}}}\n"
+    )
+    gangs = gangs_of("---\n".join([kai_group, member.format(n=0), member.format(n=1)]))
+    topology = {
+        "apiVersion": "kai.scheduler/v1alpha1",
+        "kind": "Topology",
+        "metadata": {"name": "net"},
+        "spec": {"levels": [{"nodeLabel": "k8s.io/spine"}, {"nodeLabel": "k8s.io/rack"}]},
+    }
+    assign_levels(gangs, topology_levels([topology]))
+    assert gangs[0].domain_levels == ("k8s.io/spine",)
+    nodes = [
+        node("a", gpu=4, labels={"k8s.io/spine": "s1", "k8s.io/rack": "r1"}),
+        node("b", gpu=4, labels={"k8s.io/spine": "s2", "k8s.io/rack": "r1"}),
+    ]
+    (verdict,) = analyse(cluster(nodes), gangs).verdicts
+    assert not verdict.feasible  # merged by value, "r1" would take both pods
+    assert verdict.placeable == 1

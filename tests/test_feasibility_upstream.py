@@ -203,3 +203,135 @@ def test_drain_and_add_nodes_answer_the_autoscaler_question() -> None:
     drained = run(nodes, [gang("two", shape(gpu=8), 2, key=RACK)], what_if=WhatIf(drain=["gpu-b"])).verdicts[0]
     assert not drained.feasible
     assert drained.exclusions["drained (--drain)"] == 1
+
+
+# --------------------------------------------------------------------------- domains are paths (issue 17 item 3)
+
+
+def kueue_tree() -> list[dict[str, object]]:
+    """kueue pkg/cache/scheduler/tas_cache_test.go TestFindTopologyAssignments `defaultNodes`:
+    b1 { r1: x3, r2: x5 x1 x6 }, b2 { r1: x2, r2: x4 }; every node 1 CPU but x4 (2 CPU, 40 pods)."""
+    return [
+        kueue_node("b1-r1-x3", "b1", "r1", "1"),
+        kueue_node("b1-r2-x5", "b1", "r2", "1"),
+        kueue_node("b1-r2-x1", "b1", "r2", "1"),
+        kueue_node("b1-r2-x6", "b1", "r2", "1"),
+        kueue_node("b2-r2-x2", "b2", "r1", "1"),
+        kueue_node("b2-r2-x4", "b2", "r2", "2", pods=40),
+    ]
+
+
+def path_gang(name: str, pods: int) -> Gang:
+    found = gang(name, shape(cpu="1"), pods, key=KUEUE_RACK)
+    found.domain_levels = (KUEUE_BLOCK,)
+    return found
+
+
+def test_kueue_rack_r1_of_two_blocks_are_two_racks() -> None:
+    # kueue tas_cache_test.go TestFindTopologyAssignments "rack required; single Pod fits in a
+    # rack; BestFit": levels [block, rack], 1 pod of 1 CPU -> domain [b1, r1] (x3). Merged by the
+    # rack value alone, "r1" would hold x3 and x2 (of block b2) and look like room for 2.
+    verdict = run(kueue_tree(), [path_gang("ps", 1)]).verdicts[0]
+    assert verdict.feasible
+    assert verdict.domain == "b1/r1"
+    assert verdict.placement == {"b1-r1-x3": 1}
+    assert verdict.to_json(None, None)["domain"]["levels"] == [
+        {"key": KUEUE_BLOCK, "value": "b1"},
+        {"key": KUEUE_RACK, "value": "r1"},
+    ]
+
+
+def test_kueue_rack_required_multiple_pods_stay_inside_one_block() -> None:
+    # kueue tas_cache_test.go TestFindTopologyAssignments "rack required; multiple Pods fit in a
+    # rack; BestFit": 3 pods of 1 CPU -> [b1, r2] (x5, x1, x6). Merged, "r2" would be 5 CPUs over
+    # both blocks and the fill would start on x4 in block b2.
+    verdict = run(kueue_tree(), [path_gang("ps", 3)]).verdicts[0]
+    assert verdict.domain == "b1/r2"
+    assert verdict.placement == {"b1-r2-x5": 1, "b1-r2-x1": 1, "b1-r2-x6": 1}
+
+
+def test_rack_of_one_block_cannot_borrow_from_the_same_name_in_another() -> None:
+    # the same tree, 4 pods in one rack: no path rack holds 4 (b1/r2 holds 3), while the merged
+    # "r2" (x5, x1, x6, x4: 5 CPUs) would say it fits.
+    verdict = run(kueue_tree(), [path_gang("ps", 4)]).verdicts[0]
+    assert not verdict.feasible
+    assert (verdict.domain, verdict.placeable) == ("b1/r2", 3)
+    plain = run(kueue_tree(), [gang("ps", shape(cpu="1"), 4, key=KUEUE_RACK)]).verdicts[0]
+    assert plain.feasible  # upstream TopologyPlacement groups by the value alone: WAS gangs keep that
+
+
+# --------------------------------------------------------------------------- explanations (issue 17 item 8)
+
+
+def test_kueue_exclusion_stats_count_taints_before_the_node_selector() -> None:
+    # kueue pkg/cache/scheduler/tas_cache_test.go TestFindTopologyAssignments "detailed failure
+    # message with exclusion stats": x1 tainted key=value:NoSchedule (and without the zone label),
+    # x2 and x3 in zone-b, x4 in zone-a with 100m CPU; one 1-CPU pod with nodeSelector zone=zone-a:
+    # "excluded: nodeSelector: 2, resource "cpu": 1, taint "key=value:NoSchedule": 1". The taint
+    # is judged first (upstream's TaintToleration runs before NodeAffinity), so x1 counts once, as
+    # the taint.
+    from waslint.objects.keys import HOSTNAME
+
+    taint = [{"key": "key", "value": "value", "effect": "NoSchedule"}]
+    nodes = [
+        node("x1", cpu="1", pods=10, taints=taint),
+        node("x2", cpu="1", pods=10, labels={"zone": "zone-b"}),
+        node("x3", cpu="2", pods=10, labels={"zone": "zone-b"}),
+        node("x4", cpu="100m", pods=10, labels={"zone": "zone-a"}),
+    ]
+    pod = shape(cpu="1", nodeSelector={"zone": "zone-a"})
+    verdict = run(nodes, [gang("ps", pod, 1, key=HOSTNAME)]).verdicts[0]
+    assert not verdict.feasible
+    assert verdict.exclusions == {
+        "nodeSelector does not match": 2,
+        "insufficient cpu": 1,
+        'taint "key=value:NoSchedule" not tolerated': 1,
+    }
+
+
+def test_best_domain_is_never_one_whose_nodes_are_all_excluded() -> None:
+    # KAI-Scheduler job_filtering.go keeps only domains with AllocatablePods; the best attempt is
+    # a domain where the gang's nodes pass the filters. rack-a sorts first but both its nodes are
+    # tainted; rack-b's node passes the filters but is full.
+    taint = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+    nodes = [
+        node("a-1", gpu=8, labels={RACK: "rack-a"}, taints=taint),
+        node("a-2", gpu=8, labels={RACK: "rack-a"}, taints=taint),
+        node("b-1", gpu=8, labels={RACK: "rack-b"}),
+    ]
+    busy = [running("hog", "b-1", gpu=8)]
+    verdict = run(nodes, [gang("train", shape(gpu=8), 2, key=RACK)], pods=busy).verdicts[0]
+    assert not verdict.feasible
+    assert (verdict.domain, verdict.placeable) == ("rack-b", 0)
+    everything = run(nodes[:2], [gang("train", shape(gpu=8), 2, key=RACK)]).verdicts[0]
+    assert everything.domain is None  # every node excluded: no best domain at all
+
+
+def test_summed_free_cpu_is_not_room_the_fragmentation_line_counts_pods() -> None:
+    # Volcano issue #665 ("Gang is not working if there's resource fragmentation"): 4 CPUs free,
+    # one on each of four nodes, and the gang needs one 4-CPU pod. A summed "4 cpu free, needs 4"
+    # would contradict "no pod fits"; the line says room for 0 pods.
+    nodes = [node(f"n{i}", cpu="1") for i in range(4)]
+    verdict = run(nodes, [gang("big", shape(cpu="4"), 1)]).verdicts[0]
+    assert not verdict.feasible
+    line = next(reason for reason in verdict.reasons if reason.startswith("room for"))
+    assert line == "room for 0 pods on eligible nodes (4 cpu free, 4 per pod); the gang needs 1"
+
+
+def test_per_domain_counts_are_in_the_json_like_kai_node_group_messages() -> None:
+    # KAI-Scheduler topology plugin: "node-group %s can allocate only %d of %d required pods".
+    nodes = [node(f"r1-{i}", gpu=8, labels={RACK: "r1"}) for i in range(2)]
+    nodes += [node("r2-0", gpu=8, labels={RACK: "r2"})]
+    verdict = run(nodes, [gang("train", shape(gpu=8), 4, key=RACK)]).verdicts[0]
+    counts = verdict.to_json(None, None)["domain_counts"]
+    assert [(row["domain"], row["placeable"], row["required"]) for row in counts] == [("r1", 2, 4), ("r2", 1, 4)]
+
+
+def test_placeable_counts_what_fits_even_when_the_gang_has_a_reading_problem() -> None:
+    # kubernetes pkg/scheduler/framework/plugins/gangscheduling: a gang with fewer pods than
+    # minCount waits in PreEnqueue; the verdict says so, and still how many of its pods would fit.
+    found = gang("short", shape(gpu=4), 2, required=3)
+    found.problems.append("only 2 member Pod(s) in the set while the gang requires 3: it can never start")
+    verdict = run([node("a", gpu=8), node("b", gpu=4)], [found]).verdicts[0]
+    assert not verdict.feasible
+    assert verdict.placeable == 2

@@ -199,7 +199,7 @@ def emit_report(
     from waslint.core.argparsing import terminal_columns
     from waslint.core.model import Severity
     from waslint.lint.registry import all_rules, get_rule
-    from waslint.report import ReportInput, render, source_root
+    from waslint.report import ReportInput, SourceTexts, render, source_root
 
     fmt = display.fmt or "text"
     findings = result.findings
@@ -212,7 +212,7 @@ def emit_report(
         files=len(result.reported_files),
         documents=result.documents,
         target_version=str(target),
-        sources={source.path: source.text for source in result.files},
+        sources=SourceTexts(result.files),
         color=color,
         # SARIF lists every rule as the driver's; the other formats describe the findings' rules only
         # (so a run that found nothing loads neither every rule module nor the fix planners)

@@ -10,7 +10,9 @@ dropped from every pod template so a report can never quote them.
 
 from __future__ import annotations
 
+import gc
 import json
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -178,14 +180,98 @@ def pod_view(pod: Item) -> Item:
     return reduced
 
 
-def source_of(path: str, item: Item, readable: bool = True) -> SourceFile:
-    """A one-document source for a live object (JSON text, so no YAML round trip). Indented JSON is
-    what a report quotes; member Pods are many, so they are written on one line (the json module's C
-    encoder only runs without indentation)."""
-    text = json.dumps(item, indent=2) if readable else json.dumps(item, separators=(",", ":"))
-    source = SourceFile(path=path, text=text, is_json=True)
-    source.documents.append(Document(source, 0, item, None, 0, 1, text.count("\n") + 1))
-    return source
+class StoredSource(SourceFile):
+    """A live object's one-document source: JSON text (so no YAML round trip), indented because a
+    report quotes it; member Pods are many, so they are written on one line (the json module's C
+    encoder only runs without indentation). The text is needed only where a finding is located or
+    quoted and for the rules' word prefilters, so it is kept compressed (about 40 bytes an object,
+    against a preset dictionary of its kind: `TextPacker`) and decompressed when read; the words
+    asked of it are remembered as two bit masks, not a map per object."""
+
+    def __init__(self, path: str, item: Item, packer: TextPacker, readable: bool = True) -> None:
+        text = json.dumps(item, indent=2) if readable else json.dumps(item, separators=(",", ":"))
+        self._packer = packer
+        self._key = (as_str(item.get("kind")) or "", readable)
+        self._asked = self._found = 0
+        super().__init__(path=path, text=text, is_json=True)
+        self.documents.append(Document(self, 0, item, None, 0, 1, text.count("\n") + 1))
+
+    @property
+    def text(self) -> str:
+        return self._packer.unpack(self._key, self._packed)
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._packed = self._packer.pack(self._key, value)
+
+    def mentions(self, word: str) -> bool:
+        bit = self._packer.word_bit(word)
+        if not self._asked & bit:
+            self._asked |= bit
+            if word in self.text:
+                self._found |= bit
+        return bool(self._found & bit)
+
+
+class TextPacker:
+    """zlib with a preset dictionary per kind and layout: the first text of each is the dictionary
+    of the others (the objects of one kind share most of their keys and many values)."""
+
+    def __init__(self) -> None:
+        self._dictionaries: dict[tuple[str, bool], bytes] = {}
+        self._words: dict[str, int] = {}
+
+    def pack(self, key: tuple[str, bool], text: str) -> bytes:
+        data = text.encode()
+        dictionary = self._dictionaries.setdefault(key, data)
+        packer = zlib.compressobj(6, zlib.DEFLATED, zlib.MAX_WBITS, 8, zlib.Z_DEFAULT_STRATEGY, dictionary)
+        return packer.compress(data) + packer.flush()
+
+    def unpack(self, key: tuple[str, bool], packed: bytes) -> str:
+        return zlib.decompressobj(zdict=self._dictionaries[key]).decompress(packed).decode()
+
+    def word_bit(self, word: str) -> int:
+        """The bit of a word in StoredSource.mentions' masks (the rules ask a few dozen words)."""
+        return self._words.setdefault(word, 1 << len(self._words))
+
+
+class ValueSharer:
+    """One instance of each distinct string, list and map below an object's top-level fields. The
+    objects of one template (the Pods of a Job, the Jobs of a CronJob) differ in a few fields:
+    their containers, tolerations, labels and owner references are then held once. The audit never
+    writes to a stored object's values, so sharing them is safe; equality includes the type of each
+    scalar (true is not 1)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[Any, Any] = {}
+
+    def share_item(self, item: Item) -> Item:
+        for value in item.values():
+            if isinstance(value, dict):  # metadata, spec, status: each object's own
+                for key, child in value.items():
+                    value[key] = self._share(child)
+        return item
+
+    def _share(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._memo.setdefault(value, value)
+        if isinstance(value, dict):
+            for key, child in value.items():
+                value[key] = self._share(child)
+            parts = (part for key, child in value.items() for part in (key, *_part(child)))
+            identity: tuple[Any, ...] = ("map", *parts)
+        elif isinstance(value, list):
+            for position, child in enumerate(value):
+                value[position] = self._share(child)
+            identity = ("list", *(part for child in value for part in _part(child)))
+        else:
+            return value
+        return self._memo.setdefault(identity, value)
+
+
+def _part(value: Any) -> tuple[Any, Any]:
+    """How a shared value stands in its parent's identity: containers by their (shared) instance."""
+    return (type(value), id(value) if isinstance(value, (dict, list)) else value)
 
 
 def _job_is_managed(job: Item, target: Release) -> bool:
@@ -230,8 +316,21 @@ class Collector:
         self.progress = progress
         self.result = Collection()
         self._uids: set[str] = set()
+        self._packer = TextPacker()
+        self._sharer = ValueSharer()
 
     def run(self) -> Collection:
+        # What is kept lives until the run ends: the cyclic collector would only rescan it, page
+        # after page.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run()
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _run(self) -> Collection:
         self._nodes()
         for wanted in WANTED:
             served = self.discovery.find(wanted.group, wanted.plural)
@@ -326,4 +425,5 @@ class Collector:
         self._add(lint_view(item))
 
     def _add(self, item: Item, readable: bool = True) -> None:
-        self.result.sources.append(source_of(object_path(self.connection.context, item), item, readable))
+        path = object_path(self.connection.context, item)
+        self.result.sources.append(StoredSource(path, self._sharer.share_item(item), self._packer, readable))

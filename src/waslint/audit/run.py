@@ -8,6 +8,7 @@ versions stand in the way of `--target-version`.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -130,7 +131,11 @@ def run_audit(
         discovery.problems.extend(schema_problems)
     options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds, schemas)
     progress("lint")
-    result = lint_sources(collection.sources, options, config)
+    gc.freeze()  # the sources live until the run ends: the collector need not rescan them
+    try:
+        result = lint_sources(collection.sources, options, config)
+    finally:
+        gc.unfreeze()
     for finding in result.findings:
         finding.fixable = False  # `waslint fix` rewrites manifests, never a live object
     return AuditResult(

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from waslint.feasibility.filters import DRAINED, exclusion
-from waslint.feasibility.model import NodeInfo, RunningPod
+from waslint.feasibility.model import PATH_SEP, NodeInfo, RunningPod
 from waslint.objects.quantity import GPU, MILLI, Resources
 from waslint.objects.shapes import PodShape
 
@@ -172,7 +172,10 @@ class ClusterState:
             return [WHOLE] * len(self.nodes)
         found = self._label_values.get(key)
         if found is None:
-            found = [node.labels.get(key) for node in self.nodes]
+            if PATH_SEP in key:  # a path of levels: the domain is named by every level's value
+                found = [_path_value(node.labels, key.split(PATH_SEP)) for node in self.nodes]
+            else:
+                found = [node.labels.get(key) for node in self.nodes]
             self._label_values[key] = found
         return found
 
@@ -204,6 +207,15 @@ class ClusterState:
         return found
 
 
+def _path_value(labels: dict[str, str], levels: list[str]) -> str | None:
+    """`b1/r1`: the values of every level, coarsest first (label values never hold a `/`);
+    None when the node lacks one of the levels."""
+    values = [labels.get(level) for level in levels]
+    if any(value is None for value in values):
+        return None
+    return "/".join(value for value in values if value is not None)
+
+
 class ShapeView:
     """Per node: why it is excluded (None: it passes the filters), how many pods of the shape fit,
     and which resource limits that. Kept up to date as capacity is consumed, per topology key
@@ -227,6 +239,7 @@ class ShapeView:
         self._sums: dict[str | None, dict[str, int]] = {}
         self._free: dict[tuple[str | None, str], dict[str, int]] = {}
         self._unlabelled: dict[str, list[int]] = {}
+        self._eligible: dict[str | None, dict[str, int]] = {}
         self._ranked: dict[str | None, RoomIndex] = {}
 
     def _filter(self) -> list[str | None]:
@@ -278,6 +291,18 @@ class ShapeView:
             for value, positions in self.state.domains(key).items():
                 found[value] = sum(free[p].get(resource, 0) for p in positions if excluded[p] is None)
             self._free[(key, resource)] = found
+        return found
+
+    def eligible(self, key: str | None) -> dict[str, int]:
+        """Domain value -> nodes of the domain that pass the filters (fixed: filters never change)."""
+        found = self._eligible.get(key)
+        if found is None:
+            excluded = self.excluded
+            found = {
+                value: sum(1 for p in positions if excluded[p] is None)
+                for value, positions in self.state.domains(key).items()
+            }
+            self._eligible[key] = found
         return found
 
     def unlabelled(self, key: str) -> list[int]:

@@ -11,21 +11,35 @@ from dataclasses import dataclass, field
 
 from waslint.core.model import Severity, Span
 from waslint.feasibility.admission import QueueBook, build_book
-from waslint.feasibility.analysis import Cluster, Run, WhatIf, WhatIfError, analyse, build_cluster
+from waslint.feasibility.analysis import (
+    Cluster,
+    Run,
+    WhatIf,
+    WhatIfError,
+    analyse,
+    assign_levels,
+    build_cluster,
+    co_locate_shared_claims,
+    read_upstream,
+    topology_levels,
+)
+from waslint.feasibility.caveats import add_caveats
 from waslint.feasibility.dra import DRA_GROUP, ClaimBook, claim_book
 from waslint.feasibility.explain import Verdict
 from waslint.feasibility.gangs import collect
-from waslint.feasibility.model import never_preempting, priority_table
+from waslint.feasibility.model import Gang, never_preempting, priority_table
 from waslint.feasibility.render import Located, to_json, to_text
 from waslint.findings import Finding
 from waslint.io.discover import discover
 from waslint.io.loader import SourceFile, load_all
 from waslint.objects.index import ObjectIndex
+from waslint.objects.keys import PODGROUP
 from waslint.objects.kobject import KObject
 from waslint.sources.snapshot import Snapshot, SnapshotError, load_snapshot
 
 FORMATS = ("text", "concise", "json", "sarif", "junit", "github")
 CODE, NAME = "WAS606", "gang-unplaceable"
+TOPOLOGY_KINDS = (("kueue.x-k8s.io", "Topology"), ("kai.scheduler", "Topology"))
 
 
 class UsageError(Exception):
@@ -120,6 +134,7 @@ def _check(snapshot: Snapshot, index: ObjectIndex, what_if: WhatIf) -> tuple[Che
         )
     except WhatIfError as err:
         raise UsageError(str(err)) from err
+    apply_readings(collected.gangs, snapshot, index)
     queues = queue_book(snapshot, index, cluster)
     result = analyse(cluster, collected.gangs, what_if.preempt, queues)
     located = [_locate(verdict) for verdict in result.verdicts]
@@ -144,6 +159,18 @@ def queue_book(snapshot: Snapshot, index: ObjectIndex, cluster: Cluster) -> Queu
             for resource, amount in node.allocatable.items():
                 total[resource] = total.get(resource, 0) + amount
     return build_book(objects, list(cluster.state.running), total)
+
+
+def apply_readings(gangs: list[Gang], snapshot: Snapshot, index: ObjectIndex) -> None:
+    """What the schedulers decide about the gangs before placement: Kueue/KAI domains as paths of
+    their Topology levels, missing PodGroups and basic groups, shared claims, and the caveats of
+    what is not modelled (bound members are read in `analyse`, from the cluster state)."""
+    topologies = [obj.data for obj in snapshot.topologies]
+    topologies += [obj.data for kind in TOPOLOGY_KINDS for obj in index.of_kind(*kind)]
+    assign_levels(gangs, topology_levels(topologies))
+    read_upstream(gangs, lambda namespace, name: index.get(*PODGROUP, namespace, name) is not None)
+    co_locate_shared_claims(gangs, bool(snapshot.resource_slices))
+    add_caveats(gangs)
 
 
 def _claims(snapshot: Snapshot, index: ObjectIndex) -> ClaimBook:

@@ -3,9 +3,11 @@ devices a pod's ResourceClaimTemplates ask for (requests), both as `dra/<driver>
 `dra/*` when a request's DeviceClass names no driver the CEL selector makes plain).
 
 Only counts: device attributes and CEL selectors beyond `device.driver == "..."` are not
-evaluated, a shared ResourceClaim (`resourceClaimName`, allocated once for all its pods) is not
-charged per pod, and the devices running pods already hold are not subtracted (snapshots carry
-no ResourceClaim allocations). Applied only when the snapshot has ResourceSlices.
+evaluated, and the devices running pods already hold are not subtracted (snapshots carry no
+ResourceClaim allocations). A shared ResourceClaim (`resourceClaimName`) is one allocation for
+all its pods: it is not charged per pod, and the pods naming it must reach the same devices, on
+one node since the ResourceSlices read are node-local (`shared_claims`, applied in analysis).
+Applied only when the snapshot has ResourceSlices.
 """
 
 from __future__ import annotations
@@ -36,6 +38,17 @@ def node_devices(slice_items: list[dict[str, Any]]) -> dict[str, Resources]:
         resources = found.setdefault(node, {})
         resources[PREFIX + driver] = resources.get(PREFIX + driver, 0) + devices
         resources[ANY_DRIVER] = resources.get(ANY_DRIVER, 0) + devices
+    return found
+
+
+def shared_claims(spec: dict[str, Any]) -> list[str]:
+    """The ResourceClaims a pod spec names (`resourceClaimName`): one allocation shared by every
+    pod that names it, so they all reach the same devices."""
+    found = []
+    for entry in as_list(spec.get("resourceClaims")):
+        name = as_map(entry).get("resourceClaimName")
+        if isinstance(name, str) and name:
+            found.append(name)
     return found
 
 

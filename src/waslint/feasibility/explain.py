@@ -69,7 +69,8 @@ class Verdict:
             "feasible": self.feasible,
             "required": self.required,
             "placeable": self.placeable,
-            "domain": {"key": self.key, "value": self.domain} if self.key and self.domain else None,
+            "bound": self.gang.bound,
+            "domain": self.domain_json(),
             "fitting_domains": self.fitting_domains,
             "placement": self.placement,
             "reasons": self.reasons,
@@ -78,15 +79,40 @@ class Verdict:
             "blocked_by": [gang.identity for gang in self.blocked_by],
             "priority": self.gang.priority,
             "headroom": self.headroom,
+            "domain_counts": [
+                {
+                    "domain": row.value,
+                    "placeable": row.pods,
+                    "required": self.required,
+                    "free": show_amount(self.limiting_resource, row.free) if self.limiting_resource else None,
+                    "resource": self.limiting_resource,
+                }
+                for row in self.rooms
+            ],
             "children": [child.to_json(None, None) for child in self.children],
             "what_if": self.what_if,
             "queue": self.queue.to_json() if self.queue is not None else None,
             "blocked_by_quota": self.over_quota,
+            "caveats": self.gang.caveats,
         }
+
+    def domain_json(self) -> dict[str, Any] | None:
+        """The chosen (or best) domain; a path domain (Kueue, KAI) also lists every level's value."""
+        if not self.key or not self.domain:
+            return None
+        found: dict[str, Any] = {"key": self.key, "value": self.domain}
+        levels = self.gang.domain_levels
+        values = self.domain.split("/")
+        if levels and len(values) == len(levels) + 1:
+            found["levels"] = [{"key": k, "value": v} for k, v in zip((*levels, self.key), values, strict=True)]
+        return found
 
     def summary_line(self) -> str:
         """One sentence for a lint finding or a table cell."""
-        return "; ".join(self.reasons) if self.reasons else "fits"
+        said = "; ".join(self.reasons) if self.reasons else "fits"
+        if self.gang.caveats:
+            said += f"; the verdict rests on what waslint does not model: {'; '.join(self.gang.caveats)}"
+        return said
 
 
 def pods_word(count: int) -> str:
@@ -109,7 +135,7 @@ def explain(state: ClusterState, attempt: Attempt) -> Verdict:
         gang=gang,
         feasible=attempt.feasible,
         required=gang.required,
-        placeable=min(attempt.placeable, gang.required) if not attempt.feasible else attempt.placeable,
+        placeable=_with_bound(attempt),
         key=gang.topology_key,
         domain=attempt.domain if attempt.domain != WHOLE else None,
     )
@@ -118,7 +144,7 @@ def explain(state: ClusterState, attempt: Attempt) -> Verdict:
     if shape is None or gang.problems:
         return verdict
     view = state.view(shape)
-    stats = Stats(state, view, gang.topology_key, attempt.restrict)
+    stats = Stats(state, view, gang.domain_key, attempt.restrict)
     verdict.exclusions = stats.exclusions(attempt.placement)
     best_nodes = stats.domains.get(attempt.domain, []) if attempt.domain is not None else []
     verdict.limiting_resource = stats.limiting(best_nodes, attempt.domain, exact=not attempt.feasible)
@@ -133,6 +159,12 @@ def explain(state: ClusterState, attempt: Attempt) -> Verdict:
     for note in gang.notes:
         verdict.reasons.append(note)
     return verdict
+
+
+def _with_bound(attempt: Attempt) -> int:
+    """Pods that fit, the gang's already bound members included (capped at the minimum when it fails)."""
+    found = attempt.placeable + attempt.gang.bound
+    return found if attempt.feasible else min(found, attempt.gang.required)
 
 
 EXACT_LIMIT_NODES = 2000  # above this, the limiting resource is judged from domain sums
@@ -283,35 +315,18 @@ def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
         f"Resources were found for {pods_word(found)} while {need} {'is' if need == 1 else 'are'}"
         f" required{scheduling}{where}"
     )
+    if not gang.is_gang and found < need:
+        verdict.reasons.append(
+            f"no gang: each Pod is scheduled on its own, so {found} of {need} can start now and"
+            f" {need - found} stay Pending"
+        )
     if verdict.exclusions:
         listed = "; ".join(f"{nodes_word(count)}: {reason}" for reason, count in verdict.exclusions.items())
         verdict.reasons.append(f"{nodes_word(stats.considered)} in all; {listed}")
         verdict.tabled.add(verdict.reasons[-1])
     resource = verdict.limiting_resource
-    shape = stats.view.shape
     if resource is not None:
-        per_pod = _per_pod(shape, resource)
-        needed = need * per_pod
-        free_total = sum(max(0, amount) for amount in stats.free(resource).values())
-        if resource == GPU and shape.gpu_fraction:
-            state, excluded = stats.state, stats.view.excluded
-            free_total += sum(
-                sum(state.partial[p]) for nodes in stats.domains.values() for p in nodes if excluded[p] is None
-            )
-        unit = show_amount(resource, needed)
-        top = stats.most_free(resource) if key is not None else None
-        if top is not None:
-            label = domain_label(key)
-            verdict.reasons.append(
-                f"{show_amount(resource, free_total)} {resource} free on eligible nodes, at most"
-                f" {show_amount(resource, top[1])} in one {label} ({key}={top[0]});"
-                f" the gang needs {unit} in one {label}"
-            )
-        else:
-            verdict.reasons.append(
-                f"{show_amount(resource, free_total)} {resource} free on eligible nodes; the gang needs {unit}"
-                f" ({need} x {show_amount(resource, per_pod)})"
-            )
+        verdict.reasons.append(_fragmentation(verdict, stats, resource))
         verdict.reasons.append(f"limiting resource: {resource}")
         verdict.tabled.add(verdict.reasons[-1])
     if attempt.heuristic:
@@ -319,6 +334,31 @@ def _infeasible_words(verdict: Verdict, stats: Stats, attempt: Attempt) -> None:
             "mixed pod sizes: largest-first placement found no fit; this is a heuristic (bin packing),"
             " an exhaustive search was too large to run"
         )
+
+
+def _fragmentation(verdict: Verdict, stats: Stats, resource: str) -> str:
+    """Free against usable, in pods: a summed "4 cpu free, the gang needs 4" can contradict "no
+    pod fits" when the 4 CPUs are spread over nodes, so the line counts whole pods that fit."""
+    key, need, shape = verdict.key, verdict.gang.required, stats.view.shape
+    free_total = sum(max(0, amount) for amount in stats.free(resource).values())
+    if resource == GPU and shape.gpu_fraction:
+        state, excluded = stats.state, stats.view.excluded
+        free_total += sum(
+            sum(state.partial[p]) for nodes in stats.domains.values() for p in nodes if excluded[p] is None
+        )
+    room = stats.room()
+    pods_total = sum(room.values())
+    per_pod = show_amount(resource, _per_pod(shape, resource))
+    free = f"{show_amount(resource, free_total)} {resource} free, {per_pod} per pod"
+    if key is None:
+        return f"room for {pods_word(pods_total)} on eligible nodes ({free}); the gang needs {need}"
+    label = domain_label(key)
+    top = min(room, key=lambda value: (-room[value], value)) if room else None
+    most = f", at most {room[top]} in one {label} ({key}={top})" if top is not None else ""
+    return (
+        f"room for {pods_word(pods_total)} on eligible nodes in all ({free}){most};"
+        f" the gang needs {need} in one {label}"
+    )
 
 
 def _explain_composite(state: ClusterState, attempt: Attempt) -> Verdict:
@@ -369,7 +409,7 @@ def _replay_children(state: ClusterState, attempt: Attempt) -> list[Verdict]:
     siblings consume capacity, exactly as in the attempt; the state is left unchanged."""
     if attempt.domain is None:
         return []
-    nodes = domain_nodes(state, attempt.gang.topology_key, attempt.restrict).get(attempt.domain, [])
+    nodes = domain_nodes(state, attempt.gang.domain_key, attempt.restrict).get(attempt.domain, [])
     mark = state.checkpoint()
     if attempt.feasible:  # undo the committed placement of the children first, then replay it
         release(state, attempt)

@@ -2,8 +2,11 @@
 taints and tolerations (TaintToleration: NoSchedule and NoExecute), nodeSelector and required node
 affinity (NodeAffinity, every operator), nodeName (NodeName).
 
-`exclusion()` returns the first reason a node is excluded, worded as the report counts it
-(`taint "nvidia.com/gpu=true:NoSchedule" not tolerated`), or None when the node passes.
+`exclusion()` returns the first reason a node is excluded, in the scheduler's filter order (the
+default plugins' order in kubernetes/kubernetes pkg/scheduler/apis/config/v1/default_plugins.go:
+NodeUnschedulable, NodeName, TaintToleration, NodeAffinity; Kueue TAS also drops tainted nodes
+before matching selectors), so per-reason counts match theirs. It is worded as the report counts
+it (`taint "nvidia.com/gpu=true:NoSchedule" not tolerated`), or None when the node passes.
 """
 
 from __future__ import annotations
@@ -84,12 +87,12 @@ def exclusion(shape: PodShape, node: NodeInfo) -> str | None:
         return UNSCHEDULABLE
     if shape.node_name is not None and shape.node_name != node.name:
         return NODE_NAME
+    taint = untolerated_taint(shape, node)
+    if taint is not None:
+        return f'taint "{taint}" not tolerated'
     for key, value in shape.node_selector:
         if node.labels.get(key) != value:
             return NODE_SELECTOR
     if shape.affinity and not any(term_matches(term, node) for term in shape.affinity):
         return NODE_AFFINITY
-    taint = untolerated_taint(shape, node)
-    if taint is not None:
-        return f'taint "{taint}" not tolerated'
     return None

@@ -22,6 +22,7 @@ from waslint.objects.quantity import MILLI, PODS, Resources, resource_map
 from waslint.objects.shapes import PodShape
 from waslint.objects.walks import PodTemplate
 
+PATH_SEP = " > "  # joins the levels of a path domain key; never inside a label key
 DEFAULT_MAX_PODS = 110  # the kubelet's default --max-pods, when a node records no `pods` allocatable
 GPU_MEMORY_LABEL = "nvidia.com/gpu.memory"  # MiB per device (GPU feature discovery)
 
@@ -215,6 +216,18 @@ class Gang:
     templates: list[PodTemplate] = field(default_factory=list, repr=False)  # the pod templates of its pods
     # Pods of a shape the gang needs at least, whichever others complete it (Volcano minTaskMember)
     minimums: list[tuple[PodShape, int]] = field(default_factory=list)
+    domain_levels: tuple[str, ...] = ()  # Topology levels above `topology_key` (Kueue, KAI): domains are paths
+    bound: int = 0  # member Pods already bound to nodes in the snapshot: they count toward the minimum
+    fixed_domain: str | None = None  # the domain the bound members sit in: the gang completes only there
+    caveats: list[str] = field(default_factory=list)  # what the verdict rests on that is not modelled
+
+    @property
+    def domain_key(self) -> str | None:
+        """What placement groups nodes by: the topology key, or, when the scheduler names a domain
+        by the values of every level above it (Kueue, KAI), the path of levels down to the key."""
+        if self.topology_key is None or not self.domain_levels:
+            return self.topology_key
+        return PATH_SEP.join((*self.domain_levels, self.topology_key))
 
     @property
     def composite(self) -> bool:
@@ -232,7 +245,7 @@ class Gang:
         the smallest pods of the members (any `required` of them satisfy the gang). Counted, never
         listed one by one: a gang may declare a billion pods."""
         chosen: list[tuple[PodShape, int]] = []
-        left = max(0, self.required)
+        left = max(0, self.required - self.bound)
         merged: dict[PodShape, int] = {}
         for shape, count in self.members:
             merged[shape] = merged.get(shape, 0) + max(0, count)

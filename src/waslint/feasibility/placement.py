@@ -58,6 +58,7 @@ def main_shape(gang: Gang) -> PodShape | None:
 
 def place(state: ClusterState, gang: Gang, restrict: list[int] | None = None, keep: bool = True) -> Attempt:
     """Place the gang (inside `restrict` nodes when given). With keep=False the state is left as it was."""
+    restrict = fixed_restrict(state, gang, restrict)
     mark = state.checkpoint()
     try:
         attempt = _place(state, gang, restrict)
@@ -72,16 +73,32 @@ def place(state: ClusterState, gang: Gang, restrict: list[int] | None = None, ke
     return attempt
 
 
+def fixed_restrict(state: ClusterState, gang: Gang, restrict: list[int] | None) -> list[int] | None:
+    """Bound members fix the domain: the nodes of that domain (inside `restrict`)."""
+    if gang.fixed_domain is None:
+        return restrict
+    return domain_nodes(state, gang.domain_key, restrict).get(gang.fixed_domain, [])
+
+
 def _place(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
-    if gang.problems:
-        return Attempt(gang, False)
+    if gang.problems:  # never placed; `placeable` still says how many of its pods would fit
+        mark = state.checkpoint()
+        try:
+            tried = _place_members(state, gang, restrict)
+        finally:
+            state.rollback(mark)
+        return Attempt(gang, False, tried.domain, placeable=tried.placeable, room=tried.room)
+    return _place_members(state, gang, restrict)
+
+
+def _place_members(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
     if gang.composite:
         return _place_composite(state, gang, restrict)
     if gang.has_choice:
         return _place_choice(state, gang, restrict)
     groups = gang.shapes_to_place()  # (shape, pods): the work follows the shapes and nodes, not the pods
-    if not groups:
-        return Attempt(gang, True, placeable=0)
+    if not groups:  # nothing left to place: its bound members already meet the minimum
+        return Attempt(gang, True, gang.fixed_domain, placeable=0)
     if len(groups) == 1:
         return _place_homogeneous(state, gang, groups[0][0], groups[0][1], restrict)
     return _place_mixed(state, gang, groups, restrict)
@@ -121,6 +138,30 @@ def best_partial(room: dict[str, int]) -> str | None:
     return min(room, key=lambda value: (-room[value], value))
 
 
+def best_domain(
+    state: ClusterState, shape: PodShape, key: str | None, restrict: list[int] | None, best: str | None
+) -> str | None:
+    """`best` (the roomiest domain) unless it has no room at all: then the domain with the most
+    nodes that pass the filters, never one whose nodes are all excluded (None when every node
+    is)."""
+    room = room_per_domain(state, shape, key, restrict) if best is not None else {}
+    if best is not None and room.get(best, 0) > 0:
+        return best
+    view = state.view(shape)
+    if restrict is None:
+        eligible = view.eligible(key)
+    else:
+        excluded = view.excluded
+        eligible = {
+            value: sum(1 for p in nodes if excluded[p] is None)
+            for value, nodes in domain_nodes(state, key, restrict).items()
+        }
+    candidates = [value for value, count in eligible.items() if count > 0]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda value: (-eligible[value], value))
+
+
 def fill(counts: list[int], nodes: list[int], need: int) -> dict[int, int]:
     """Pods per node for `need` pods over `nodes` (their counts must cover it): the largest nodes
     first, the last one by best fit, so the big nodes of a domain stay whole when possible."""
@@ -148,9 +189,9 @@ def fill(counts: list[int], nodes: list[int], need: int) -> dict[int, int]:
 def _place_homogeneous(
     state: ClusterState, gang: Gang, shape: PodShape, need: int, restrict: list[int] | None
 ) -> Attempt:
-    room = room_per_domain(state, shape, gang.topology_key, restrict)
+    room = room_per_domain(state, shape, gang.domain_key, restrict)
     if restrict is None:  # the kept-up-to-date ranking: no scan of every domain per gang
-        ranked = state.view(shape).ranked(gang.topology_key)
+        ranked = state.view(shape).ranked(gang.domain_key)
         fitting = ranked.at_least(need, FITTING_SHOWN)
         roomiest = ranked.largest(1)
         best = roomiest[0] if roomiest else None
@@ -158,9 +199,10 @@ def _place_homogeneous(
         fitting = tightest(room, need)[:FITTING_SHOWN]
         best = best_partial(room)
     if not fitting:
+        best = best_domain(state, shape, gang.domain_key, restrict, best)
         return Attempt(gang, False, best, placeable=room.get(best, 0) if best else 0, room=room)
     chosen = fitting[0]
-    nodes = domain_nodes(state, gang.topology_key, restrict)[chosen]
+    nodes = domain_nodes(state, gang.domain_key, restrict)[chosen]
     placement = fill(state.view(shape).counts, nodes, need)
     for position, pods in placement.items():
         state.consume(position, shape, pods)
@@ -173,9 +215,9 @@ def _place_mixed(
 ) -> Attempt:
     total = sum(count for _, count in groups)  # groups are largest shape first
     main = groups[0][0]
-    room = room_per_domain(state, main, gang.topology_key, restrict)
-    domains = domain_nodes(state, gang.topology_key, restrict)
-    per_shape = {shape: room_per_domain(state, shape, gang.topology_key, restrict) for shape, _ in groups}
+    room = room_per_domain(state, main, gang.domain_key, restrict)
+    domains = domain_nodes(state, gang.domain_key, restrict)
+    per_shape = {shape: room_per_domain(state, shape, gang.domain_key, restrict) for shape, _ in groups}
     candidates = [value for value in domains if all(per_shape[shape].get(value, 0) >= n for shape, n in groups)]
     candidates.sort(key=lambda value: (room.get(value, 0), value))
     best_value, best_placed = best_partial(room), 0
@@ -195,6 +237,8 @@ def _place_mixed(
         state.rollback(mark)
     if chosen is not None:
         return Attempt(gang, True, chosen[0], _per_node(chosen[1]), total, fitting, room, assigned=chosen[1])
+    if not best_placed:
+        best_value = best_domain(state, main, gang.domain_key, restrict, best_value)
     attempt = Attempt(gang, False, best_value, placeable=best_placed, room=room, heuristic=bool(candidates))
     small = [value for value in candidates if len(domains[value]) <= EXACT_SEARCH_NODES]
     if candidates and total <= EXACT_SEARCH_PODS and len(small) == len(candidates):
@@ -240,7 +284,7 @@ def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -
     pkg/scheduler/actions/allocate: every task is tried, the job is ready once minAvailable are
     placed and each task has its minTaskMember; allocate_test.go "prepredicate failed and tasks are
     not used up, continue on until min member meet"). Domains the tightest first."""
-    need = max(0, gang.required)
+    need = max(0, gang.required - gang.bound)
     merged: dict[PodShape, int] = {}
     for shape, count in gang.members:
         merged[shape] = merged.get(shape, 0) + max(0, count)
@@ -251,12 +295,12 @@ def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -
         key=lambda item: item[0].size,
     )
     main = main_shape(gang) or next(iter(merged))
-    room = room_per_domain(state, main, gang.topology_key, restrict)
-    domains = domain_nodes(state, gang.topology_key, restrict)
+    room = room_per_domain(state, main, gang.domain_key, restrict)
+    domains = domain_nodes(state, gang.domain_key, restrict)
     best_value, best_placed = best_partial(room), 0
     fitting: list[str] = []
     chosen: tuple[str, list[tuple[int, PodShape, int]]] | None = None
-    per_shape = {shape: room_per_domain(state, shape, gang.topology_key, restrict) for shape in merged}
+    per_shape = {shape: room_per_domain(state, shape, gang.domain_key, restrict) for shape in merged}
 
     def may_fit(value: str) -> bool:  # each shape alone: its minimum fits, and all of them reach `need`
         if any(per_shape[shape].get(value, 0) < floor for shape, floor in floors.items()):
@@ -285,6 +329,8 @@ def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -
         mark = state.checkpoint()
         best_placed = _fill_choice(state, mandatory, optional, need, domains[best_value])[0]
         state.rollback(mark)
+    if not best_placed:
+        best_value = best_domain(state, main, gang.domain_key, restrict, best_value)
     attempt = Attempt(gang, False, best_value, placeable=best_placed, room=room, heuristic=len(merged) > 1)
     small = all(len(nodes) <= EXACT_SEARCH_NODES for nodes in domains.values())
     if sum(merged.values()) <= EXACT_SEARCH_PODS and small:
@@ -407,11 +453,11 @@ def exact_search(state: ClusterState, pods: list[PodShape], nodes: list[int]) ->
 def _place_composite(state: ClusterState, gang: Gang, restrict: list[int] | None) -> Attempt:
     """Parent domain first, then `min_groups` children inside it, each at its minimum; the
     largest children first. Tries every parent domain, the tightest (least room) first."""
-    domains = domain_nodes(state, gang.topology_key, restrict)
+    domains = domain_nodes(state, gang.domain_key, restrict)
     need = gang.min_groups
     children = sorted(gang.children, key=lambda child: _gang_size(child), reverse=True)
     shape = _first_shape(gang)
-    room = room_per_domain(state, shape, gang.topology_key, restrict) if shape is not None else {}
+    room = room_per_domain(state, shape, gang.domain_key, restrict) if shape is not None else {}
     order = sorted(domains, key=lambda value: (room.get(value, 0), value))
     best: Attempt | None = None
     fitting: list[str] = []
@@ -435,7 +481,7 @@ def _place_composite(state: ClusterState, gang: Gang, restrict: list[int] | None
                 )
                 state.commit(mark)
                 continue
-        elif best is None or placed > best.placeable:
+        elif best is None or (placed, room.get(value, 0)) > (best.placeable, room.get(best.domain or "", 0)):
             best = Attempt(gang, False, value, placeable=placed, room=room, children=results)
         state.rollback(mark)
     if kept is not None:

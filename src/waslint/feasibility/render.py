@@ -78,9 +78,13 @@ def to_text(snapshot: dict[str, Any], located: list[Located], what_if: list[str]
         word = Text("feasible", style="green") if verdict.feasible else Text("INFEASIBLE", style="bold red")
         if verdict.over_quota:
             word = Text("OVER QUOTA", style="bold red")
+        if verdict.gang.caveats:
+            word.append("*")
         domain = f"{verdict.key}={verdict.domain}" if verdict.key and verdict.domain else "-"
         overview.add_row(str(verdict.gang), str(verdict.required), str(_fits(verdict)), domain, word)
     console.print(overview)
+    if any(item.verdict.gang.caveats for item in located):
+        console.print("* the verdict rests on something waslint does not model: see its caveats")
     for item in located:
         _gang_block(console, item, fancy)
     infeasible = sum(1 for item in located if not item.verdict.feasible)
@@ -106,6 +110,8 @@ def _gang_block(console: Any, item: Located, fancy: bool) -> None:
     state = "feasible" if verdict.feasible else "cannot be placed"
     if verdict.over_quota:
         state = "not admitted by its queue"
+    if verdict.gang.caveats:
+        state += " (not certain: see the caveats)"
     console.print()
     console.print(f"{verdict.gang}{where}: {state}", style="bold green" if verdict.feasible else "bold red")
     table = Table(box=box.SIMPLE if fancy else box.ASCII2, show_header=False, show_edge=False, pad_edge=False)
@@ -125,7 +131,8 @@ def _gang_block(console: Any, item: Located, fancy: bool) -> None:
 
 
 def _rows(verdict: Verdict) -> list[tuple[str, str]]:
-    rows = [
+    rows = [("caveat", caveat) for caveat in verdict.gang.caveats]
+    rows += [
         ("required", _count(verdict.required, "child group" if verdict.children else "pod")),
         ("placeable", str(verdict.placeable)),
     ]

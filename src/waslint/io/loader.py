@@ -146,6 +146,8 @@ class Document:
         (scanning the whole file per object would make many documents per file quadratic)."""
         if not self.file.mentions(word):
             return False
+        if self.file.is_json and self.span_end is None:
+            return True  # the document is the whole file (an audited object): no second cache
         if self._mentions is None:
             self._mentions = {}
         found = self._mentions.get(word)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from waslint.report.base import (
     FORMATS,
     ReportInput,
+    SourceTexts,
     counts,
     fix_lines,
     plural,
@@ -23,6 +24,7 @@ from waslint.report.base import (
 __all__ = [
     "FORMATS",
     "ReportInput",
+    "SourceTexts",
     "counts",
     "fix_lines",
     "plural",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from waslint.core.model import FixKind, RuleInfo, Severity
 from waslint.findings import Finding
@@ -33,6 +34,27 @@ class Verdict:
         return [f"Before this cluster runs Kubernetes {self.target}:", *(f"  - {reason}" for reason in self.reasons)]
 
 
+class TextSource(Protocol):
+    path: str
+    text: str
+
+
+class SourceTexts(Mapping[str, str]):
+    """path -> text of a run's files, each text read when asked for (the last file of a path wins)."""
+
+    def __init__(self, files: Iterable[TextSource]) -> None:
+        self._files = {source.path: source for source in files}
+
+    def __getitem__(self, path: str) -> str:
+        return self._files[path].text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
 @dataclass
 class ReportInput:
     """What a reporter is given: the findings and the run's summary."""
@@ -41,8 +63,9 @@ class ReportInput:
     files: int
     documents: int
     target_version: str
-    # path -> source text, for the text report's source lines
-    sources: dict[str, str] = field(default_factory=dict)
+    # path -> source text, for the text report's source lines (read lazily: an audit's texts are
+    # kept compressed, and only the files with findings are quoted)
+    sources: Mapping[str, str] = field(default_factory=dict)
     color: bool = False
     tool_name: str = "waslint"
     # The rules of the run's registry (SARIF lists them as the driver's rules).
