@@ -249,6 +249,56 @@ def test_lint_of_plain_file_without_findings_imports_only_what_linting_needs() -
     assert [name for name in NOT_AT_LINT_START if _loaded(modules, name)] == []
 
 
+# A set imports only the rules its kinds need (lint/rulekinds.py): a file of Workloads needs no
+# rule of Jobs, Pods or queues, nor the feature-gate machinery (no gate source, no --gates).
+NOT_FOR_A_WORKLOAD = (
+    "waslint.lint.rules.sizing.mincount_exceeds_parallelism",
+    "waslint.lint.rules.references.dangling_podgroup_ref",
+    "waslint.lint.rules.quotas",
+    "waslint.lint.rules.claims.claim_triple_mismatch",
+    "waslint.lint.rules.gates",
+    "waslint.objects.gate_inventory",
+    "waslint.knowledge.gates",
+    "shlex",
+)
+
+
+def test_lint_of_a_workload_imports_only_the_rules_of_its_kinds() -> None:
+    modules = _imported_modules("lint", str(FIXTURES / "rules" / "WAS103" / "good.yaml"))
+    assert {"waslint.lint.rules.migration.api_version_not_served", "waslint.lint.rules.input.unused_suppression"} <= (
+        modules
+    )
+    assert [name for name in NOT_FOR_A_WORKLOAD if _loaded(modules, name)] == []
+
+
+def test_lint_of_pods_and_gate_sources_imports_their_rules() -> None:
+    modules = _imported_modules("lint", str(FIXTURES / "rules" / "WAS702" / "bad.yaml"))
+    assert {
+        "waslint.lint.rules.references.dangling_podgroup_ref",
+        "waslint.lint.rules.gates.gate_prerequisite_missing",
+        "waslint.objects.gate_inventory",
+    } <= modules
+
+
+def test_lint_given_gates_imports_the_gate_rules(tmp_path: Path) -> None:
+    gates = tmp_path / "gates.yaml"
+    gates.write_text("kube-scheduler:\n  GenericWorkload: true\n")
+    modules = _imported_modules("lint", "--gates", str(gates), str(FIXTURES / "rules" / "WAS103" / "good.yaml"))
+    assert "waslint.lint.rules.gates.gate_inconsistent" in modules
+
+
+def test_a_suppression_naming_a_rule_the_kinds_left_unloaded_is_still_reported_unused(tmp_path: Path) -> None:
+    text = (FIXTURES / "rules" / "WAS103" / "good.yaml").read_text()
+    path = tmp_path / "workload.yaml"
+    path.write_text(text.replace("  name: training\n", "  name: training  # waslint: ignore[WAS301]\n", 1))
+    result = run_cli("lint", "--format", "json", str(path))
+    findings = json.loads(result.stdout)["findings"]
+    assert [(f["code"], f["line"]) for f in findings] == [("WAS000", 4)]
+    assert "WAS301" in findings[0]["message"]
+    selected = run_cli("lint", "--format", "json", "--select", "WAS000,WAS1", str(path))
+    assert json.loads(selected.stdout)["findings"] == []  # WAS301 not run: the suppression may serve another run
+
+
 def test_lint_of_a_kustomization_imports_the_gitops_machinery(tmp_path: Path) -> None:
     (tmp_path / "kustomization.yaml").write_text("resources: []\n")
     modules = _imported_modules("lint", str(tmp_path))

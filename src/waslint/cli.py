@@ -907,6 +907,8 @@ def _audit_parser(prog: str) -> Parser:
 
 @dataclass(frozen=True)
 class Command:
+    """A subcommand: its name, its parser (built only when the command runs) and its runner."""
+
     name: str
     parser: Callable[[str], Parser]
     run: Callable[[Namespace], int]

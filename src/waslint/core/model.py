@@ -61,6 +61,8 @@ class Span:
 
 @dataclass(frozen=True)
 class ObjectId:
+    """Which object a finding is about: apiVersion, kind, namespace and name."""
+
     api_version: str
     kind: str
     namespace: str | None

@@ -43,6 +43,8 @@ class ConfigError(Exception):
 
 @dataclass
 class Config:
+    """The project's `.waslint.yaml`: selection, severities, excludes, per-path ignores, scopes."""
+
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, Severity] = field(default_factory=dict)

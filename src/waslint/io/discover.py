@@ -25,6 +25,8 @@ Excluded = Callable[[str], bool]
 
 @dataclass
 class Discovery:
+    """The files a walk of the path arguments found, the paths it could not use and what it skipped."""
+
     files: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # unreadable or unusable paths: exit status 2
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason), for the summary

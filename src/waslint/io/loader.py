@@ -103,6 +103,8 @@ class _DocumentError(Exception):
 
 @dataclass(eq=False, slots=True)
 class Document:
+    """One YAML document of a file: its value, its node tree while kept, its lines."""
+
     file: SourceFile = field(repr=False)
     index: int
     data: Any = field(repr=False)
@@ -238,6 +240,8 @@ def _shift_marks(root: yaml.Node, index: int, line: int) -> None:
 
 @dataclass(eq=False)
 class SourceFile:
+    """One input file: its path, text, parse (documents and problems) and Helm template."""
+
     path: str
     text: str
     is_json: bool = False

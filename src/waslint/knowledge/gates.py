@@ -6,15 +6,14 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from waslint.knowledge.components import APISERVER as APISERVER
+from waslint.knowledge.components import COMPONENTS as COMPONENTS
+from waslint.knowledge.components import CONTROL_PLANE as CONTROL_PLANE
+from waslint.knowledge.components import CONTROLLER_MANAGER as CONTROLLER_MANAGER
+from waslint.knowledge.components import KUBELET as KUBELET
+from waslint.knowledge.components import SCHEDULER as SCHEDULER
 from waslint.knowledge.releases import Release, parse_release
 from waslint.knowledge.tables import load_table
-
-APISERVER = "kube-apiserver"
-SCHEDULER = "kube-scheduler"
-CONTROLLER_MANAGER = "kube-controller-manager"
-KUBELET = "kubelet"
-COMPONENTS = (APISERVER, SCHEDULER, CONTROLLER_MANAGER, KUBELET)
-CONTROL_PLANE = (APISERVER, SCHEDULER, CONTROLLER_MANAGER)
 
 # kubeadm ClusterConfiguration section -> component
 KUBEADM_SECTIONS = {
@@ -38,6 +37,8 @@ PATCHED = "patched"  # Where.section of a kind Cluster whose kubeadmConfigPatche
 
 @dataclass(frozen=True)
 class GateRelease:
+    """A feature gate in one release: stage, default and the gates it depends on."""
+
     release: Release
     stage: str | None
     default: bool | None
@@ -51,6 +52,8 @@ class GateRelease:
 
 @dataclass(frozen=True)
 class GateInfo:
+    """A feature gate: what it does, the components that read it, its releases."""
+
     name: str
     summary: str
     components: tuple[str, ...]

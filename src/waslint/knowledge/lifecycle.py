@@ -27,6 +27,8 @@ LATEST_FIELDS = FieldNames()
 
 @dataclass(frozen=True)
 class ApiVersionEntry:
+    """One apiVersion of a kind: its stage and the releases that serve it."""
+
     group: str
     version: str
     kind: str

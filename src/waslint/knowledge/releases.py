@@ -15,6 +15,8 @@ _RELEASE = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?")
 
 @dataclass(frozen=True, order=True)
 class Release:
+    """A Kubernetes minor release (1.37), ordered by version."""
+
     major: int
     minor: int
 

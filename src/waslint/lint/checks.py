@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from waslint.core.codes import matches
 from waslint.core.model import Span
@@ -34,6 +34,11 @@ class SetRun:
     options: LintOptions
     config: Config
     release: bool
+    # Every selected code (`rules` are those of them that can fire on the set's kinds: unused
+    # suppressions are judged against all of these), and the kind names `rules` were chosen for
+    # (None: every selected rule is in `rules`).
+    codes: list[str] = field(default_factory=list)
+    kinds: frozenset[str] | None = None
 
     @property
     def parse_errors(self) -> bool:
@@ -57,7 +62,7 @@ def finish(run: SetRun, findings: list[Finding], sources: list[SourceFile], obje
     if any(source.template is not None for source in sources):
         findings = _template_findings(findings, sources)
     if options.inline_ignores:
-        findings = _apply_suppressions(findings, sources, objects, run.rules, options)
+        findings = _apply_suppressions(findings, sources, objects, run, options)
         if run.release:  # suppressions locate their annotations too
             for source in sources:
                 source.release_positions()
@@ -263,7 +268,7 @@ def _apply_suppressions(
     findings: list[Finding],
     sources: list[SourceFile],
     objects: list[KObject],
-    rules: list[Rule],
+    run: SetRun,
     options: LintOptions,
 ) -> list[Finding]:
     suppressions = SuppressionSet()
@@ -282,15 +287,16 @@ def _apply_suppressions(
             kept.append(finding)
         else:
             found.used = True
-    kept.extend(_unused(suppressions, rules, options))
+    kept.extend(_unused(suppressions, run.rules, run.codes or [r.code for r in run.rules], options))
     return kept
 
 
-def _unused(suppressions: SuppressionSet, rules: list[Rule], options: LintOptions) -> list[Finding]:
+def _unused(
+    suppressions: SuppressionSet, rules: list[Rule], selected: list[str], options: LintOptions
+) -> list[Finding]:
     rule = next((r for r in rules if r.code == UNUSED_SUPPRESSION), None)
     if rule is None:
         return []
-    selected = [r.code for r in rules]
     severity = options.severity.get(UNUSED_SUPPRESSION, rule.severity)
     findings = []
     for item in suppressions.all():

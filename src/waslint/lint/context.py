@@ -33,6 +33,8 @@ class RuntimeInputs:
 
 @dataclass
 class Context:
+    """What rules read besides the object: the set's index, target release and cluster inputs."""
+
     index: ObjectIndex
     files: list[SourceFile]
     target: Release = field(default_factory=default_target)

@@ -18,7 +18,8 @@ from waslint.lint.checks import SetRun, check_kept
 from waslint.lint.context import Context
 from waslint.lint.lookups import RULE_LOOKUPS
 from waslint.lint.options import LintOptions
-from waslint.lint.registry import Rule, select_rules
+from waslint.lint.registry import load_rules, select_rules, selected_codes
+from waslint.lint.rulekinds import GATES_INPUT, kinds_in_text, may_fire
 from waslint.lint.selection import may_need_layout, plan_reading
 from waslint.lint.stream import StreamMiss, check_streamed, in_workers
 from waslint.objects.index import ObjectIndex
@@ -29,6 +30,8 @@ if TYPE_CHECKING:  # read only by the runs that hold a kustomization or a chart
 
 @dataclass
 class LintResult:
+    """What a lint run found, over which files, and what it said once."""
+
     findings: list[Finding]
     files: list[SourceFile]
     internal_errors: list[str] = field(default_factory=list)
@@ -160,19 +163,19 @@ def lint_sources(
     each Helm chart, and each kustomize build root as what it renders). `release_positions`: drop
     each file's node trees once its findings are located (lint keeps none; fix plans with them)."""
     config = config or Config()
-    rules = list(select_rules(options.select, options.ignore))
+    codes = selected_codes(options.select, options.ignore)
     internal: list[str] = []
     findings: list[Finding] = []
     contexts: list[Context] = []
     plain = sources if layout is None else [_as_plain(source, layout) for source in sources]
     for scope, members in split_scopes(plain, config, layout).items():
-        ctx, scope_findings = _lint_set(members, rules, options, config, internal, release_positions)
+        ctx, scope_findings = _lint_set(members, codes, options, config, internal, release_positions)
         for finding in scope_findings:
             finding.scope = scope if config.scopes and not config.is_file_scope(scope) else None
         findings.extend(scope_findings)
         contexts.append(ctx)
     if layout is not None:
-        findings.extend(_lint_renders(layout, rules, options, config, internal, contexts))
+        findings.extend(_lint_renders(layout, codes, options, config, internal, contexts))
     findings.sort(key=Finding.sort_key)
     if len(contexts) == 1:
         whole = contexts[0]
@@ -196,7 +199,7 @@ def _as_plain(source: SourceFile, layout: Layout) -> SourceFile:
 
 def _lint_renders(
     layout: Layout,
-    rules: list[Rule],
+    codes: list[str],
     options: LintOptions,
     config: Config,
     internal: list[str],
@@ -218,7 +221,7 @@ def _lint_renders(
     whole = replace(options, stream=False)
     for key, members in groups.items():
         files = [source for rendered in members for source in rendered.files]
-        ctx, found = _lint_set(files, rules, whole, config, internal, False)
+        ctx, found = _lint_set(files, codes, whole, config, internal, False)
         contexts.append(ctx)
         for rendered in members:
             by_root.append((rendered, [finding for finding in found if _of_root(finding, rendered)]))
@@ -259,21 +262,28 @@ def split_scopes(
 
 def _lint_set(
     sources: list[SourceFile],
-    rules: list[Rule],
+    codes: list[str],
     options: LintOptions,
     config: Config,
     internal: list[str],
     release: bool = False,
 ) -> tuple[Context, list[Finding]]:
-    """Lint one set (one cluster). The parsed files are indexed and checked together; the files
-    a streamed run left unparsed hold nothing cross-object rules look up, so each is parsed,
-    checked on its own against that index and dropped (see lint/lookups.py)."""
+    """Lint one set (one cluster) with the selected rules that can fire on its kinds (see
+    lint/rulekinds.py). The parsed files are indexed and checked together; the files a streamed
+    run left unparsed hold nothing cross-object rules look up, so each is parsed, checked on its
+    own against that index and dropped (see lint/lookups.py)."""
     kept = [source for source in sources if source.parsed]
     streamed = [source for source in sources if not source.parsed]
     index = ObjectIndex.build(kept, options.namespace, RULE_LOOKUPS if options.stream else None)
     ctx = Context(index, sources, options.target, options.namespace)
     prepare_context(ctx, options)
-    run = SetRun(rules, ctx, options, config, release)
+    kinds = frozenset(
+        {obj.kind for obj in index.objects}
+        | kinds_in_text(source.text for source in streamed)
+        | ({GATES_INPUT} if ctx.gates is not None else set())
+    )
+    rules = load_rules(code for code in codes if may_fire(code, kinds))
+    run = SetRun(rules, ctx, options, config, release, codes, kinds)
     if options.jobs > 1 and worth_forking(sources) and can_fork():
         return ctx, in_workers(run, kept, streamed, internal)
     findings = check_kept(run, kept, internal)

@@ -7,8 +7,8 @@ starts reading a new kind fails its tests until the kind is added.
 
 from __future__ import annotations
 
-from waslint.knowledge.gates import CONTROL_PLANE
-from waslint.objects.gate_inventory import SOURCE_KINDS
+from waslint.knowledge.components import CONTROL_PLANE
+from waslint.objects.gate_sources import SOURCE_KINDS
 from waslint.objects.index import Lookups
 from waslint.objects.keys import (
     COMPOSITE,

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class LintOptions:
+    """The lint command's options, as the rules and the engine read them."""
+
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, Severity] = field(default_factory=dict)

@@ -200,10 +200,19 @@ def get_rule(code: str) -> Rule | None:
     return _load(found) if found is not None else None
 
 
-def select_rules(select: Iterable[str] | None, ignore: Iterable[str]) -> Iterator[Rule]:
-    """The selected rules, in code order; only their modules are imported."""
+def selected_codes(select: Iterable[str] | None, ignore: Iterable[str]) -> list[str]:
+    """The selected codes, in code order; no rule module is imported."""
     chosen = list(select) if select else ["ALL"]
     ignored = list(ignore)
-    for code in sorted(RULES):
-        if matches(code, chosen) and not matches(code, ignored):
-            yield _load(code)
+    return [code for code in sorted(RULES) if matches(code, chosen) and not matches(code, ignored)]
+
+
+def load_rules(codes: Iterable[str]) -> list[Rule]:
+    """The rules of these codes, their modules imported on first use."""
+    return [_load(code) for code in codes]
+
+
+def select_rules(select: Iterable[str] | None, ignore: Iterable[str]) -> Iterator[Rule]:
+    """The selected rules, in code order; only their modules are imported."""
+    for code in selected_codes(select, ignore):
+        yield _load(code)

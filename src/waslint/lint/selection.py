@@ -22,6 +22,8 @@ Excluder = list[str] | Callable[[str], bool]  # patterns, or Config.excludes
 
 @dataclass
 class ReadPlan:
+    """The files a run reads, the ones it reports on, and what the walks left out."""
+
     files: list[str]
     reported: set[str] | None = None  # real paths (and "-") whose findings are shown; None: all
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason) the walks left out

@@ -14,6 +14,7 @@ from waslint.io.batch import PackedParse, pack_parse, shard_count, unpack_parse
 from waslint.io.loader import SourceFile, parse_text
 from waslint.lint.checks import SetRun, finish, locate_all, run_object_rules, run_set_rules
 from waslint.lint.registry import Hit
+from waslint.lint.rulekinds import NAMED
 from waslint.objects.kobject import objects_of
 
 
@@ -29,6 +30,8 @@ def check_streamed(run: SetRun, source: SourceFile, internal: list[str]) -> list
     lookups = run.ctx.index.lookups
     if lookups is not None and any(lookups.wants(obj) for obj in objects):
         raise StreamMiss(source.path)
+    if run.kinds is not None and any(obj.kind in NAMED and obj.kind not in run.kinds for obj in objects):
+        raise StreamMiss(source.path)  # its text hid a kind some rule not loaded fires on
     findings = locate_all(run_object_rules(run.rules, run.ctx, objects, internal), run.options, run.release)
     findings = finish(run, findings, [source], objects)
     source.release_values()

@@ -16,6 +16,8 @@ _COMMENT = re.compile(r"#\s*waslint:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?")
 
 @dataclass(eq=False)
 class Suppression:
+    """One inline suppression (a comment or an annotation) and whether it was used."""
+
     kind: str  # "line", "file", "annotation"
     codes: tuple[str, ...]  # empty = every code
     source: SourceFile
@@ -39,6 +41,8 @@ class Suppression:
 
 @dataclass
 class SuppressionSet:
+    """The suppressions of a set of files, by file and by object."""
+
     by_file: dict[str, list[Suppression]] = field(default_factory=dict)  # by the file's path
     by_object: dict[KObject, Suppression] = field(default_factory=dict)
 

@@ -28,7 +28,6 @@ target release is off and confirmed.
 from __future__ import annotations
 
 import os
-import shlex
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -85,6 +84,8 @@ class Where:
 
 @dataclass(frozen=True)
 class Setting:
+    """One feature-gate value a component is given, and where it is set."""
+
     component: str
     gate: str
     value: bool
@@ -108,6 +109,8 @@ class GateState:
 
 @dataclass
 class Inventory:
+    """Every feature-gate setting the input holds, by component, with what covers them."""
+
     settings: list[Setting] = field(default_factory=list)
     coverage: dict[str, list[Where]] = field(default_factory=lambda: defaultdict(list))
     # kube-apiserver --runtime-config entries: (key, value or None, id of the source object)
@@ -362,6 +365,8 @@ def _component_command(container: dict[str, Any]) -> tuple[str | None, list[tupl
                 continue
             pieces = [item]
             if any(ch.isspace() for ch in item.strip()):
+                import shlex  # only for a command line with spaces: kept off the start-up
+
                 try:
                     pieces = shlex.split(item)
                 except ValueError:
@@ -564,5 +569,3 @@ _READERS = {
     ("kubeadm.k8s.io", "JoinConfiguration"): _node_configuration,
     ("kind.x-k8s.io", "Cluster"): _kind_cluster,
 }
-
-SOURCE_KINDS = frozenset(_READERS)

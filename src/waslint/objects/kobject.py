@@ -51,6 +51,8 @@ def split_api_version(api_version: str) -> tuple[str, str]:
 
 @dataclass(eq=False, slots=True)
 class KObject:
+    """One Kubernetes object of a document, with where it sits in the document."""
+
     doc: Document
     base_path: Path
     data: dict[str, Any]

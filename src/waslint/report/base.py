@@ -57,6 +57,8 @@ class SourceTexts(Mapping[str, str]):
 
 @dataclass
 class ReportInput:
+    """What a reporter is given: the findings and the run's summary."""
+
     findings: list[Finding]
     files: int
     documents: int

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Need:
+    """A field whose use needs these feature gates on."""
+
     path: Path
     what: str
     gates: tuple[str, ...]

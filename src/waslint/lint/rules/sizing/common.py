@@ -41,6 +41,8 @@ def describe(template: PodTemplate, pods: int | None) -> str:
 
 @dataclass(frozen=True)
 class Members:
+    """How many members a gang's templates count: known, unknown, and the parts that count."""
+
     known: int
     unknown: int
     parts: list[str]

@@ -69,6 +69,8 @@ COSCHEDULING_PODGROUP_MIN_MEMBER = Part(
 
 @dataclass(frozen=True)
 class SizeCheck:
+    """One scheduler's gang size to compare with the members it gangs."""
+
     obj: KObject
     path: Path
     source: str  # "KAI annotation kai.scheduler/batch-min-member", "Volcano PodGroup minMember"

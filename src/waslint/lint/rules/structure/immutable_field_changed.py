@@ -8,12 +8,11 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from waslint.core.model import Path, Severity
-from waslint.knowledge.gates import APISERVER
+from waslint.knowledge.components import APISERVER
 from waslint.knowledge.lifecycle import current_line, same_schema
 from waslint.knowledge.schema import render_path
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
-from waslint.lint.rules.gates.common import inventory_of
 from waslint.objects.groups import MIN_COUNT, Group, groups_of, policy_variant
 from waslint.objects.keys import SCHEDULING
 from waslint.objects.kobject import KObject, as_map, as_str
@@ -182,6 +181,8 @@ def _as_stored(obj: KObject, old: KObject, ctx: Context) -> KObject:
 
 
 def _apiserver_gates(ctx: Context) -> Callable[[str], bool | None]:
+    from waslint.lint.rules.gates.common import inventory_of  # with --base only: off the start-up
+
     inventory = inventory_of(ctx)
     if inventory.empty:
         return lambda _gate: None
