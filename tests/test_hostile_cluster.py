@@ -53,10 +53,15 @@ def no_raw_control(text: str) -> None:
 
 
 # `python -m waslint` that writes its own peak resident size (KiB) to $PEAK_FILE as it exits: the
-# children's maximum of the whole test run (RUSAGE_CHILDREN) would count other tests' processes.
+# children's maximum of the whole test run (RUSAGE_CHILDREN) would count other tests' processes,
+# and its own ru_maxrss keeps, across exec, the size of the test process it was forked from; the
+# VmHWM of /proc/self/status is this program's alone.
 OWN_PEAK = """
-import atexit, os, resource, runpy
-atexit.register(lambda: open(os.environ["PEAK_FILE"], "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
+import atexit, os, runpy
+def peak():
+    with open("/proc/self/status") as status:
+        return next(line.split()[1] for line in status if line.startswith("VmHWM"))
+atexit.register(lambda: open(os.environ["PEAK_FILE"], "w").write(peak()))
 runpy.run_module("waslint", run_name="__main__", alter_sys=True)
 """
 
