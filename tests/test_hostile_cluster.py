@@ -52,11 +52,20 @@ def no_raw_control(text: str) -> None:
     assert not any(line.lstrip().startswith("::") for line in text.splitlines()), text
 
 
-# `python -m waslint` that writes its own peak resident size (KiB) to $PEAK_FILE as it exits: the
-# children's maximum of the whole test run (RUSAGE_CHILDREN) would count other tests' processes.
+# `python -m waslint` that writes its own peak resident size (KiB) to $PEAK_FILE as it exits. Not
+# getrusage: on Linux its maxrss survives exec, so a child forked from a large pytest process reports
+# the parent's size; VmHWM in /proc belongs to the address space exec made.
 OWN_PEAK = """
 import atexit, os, resource, runpy
-atexit.register(lambda: open(os.environ["PEAK_FILE"], "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
+
+def peak_kib():
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+atexit.register(lambda: open(os.environ["PEAK_FILE"], "w").write(str(peak_kib())))
 runpy.run_module("waslint", run_name="__main__", alter_sys=True)
 """
 
