@@ -52,16 +52,20 @@ def no_raw_control(text: str) -> None:
     assert not any(line.lstrip().startswith("::") for line in text.splitlines()), text
 
 
-# `python -m waslint` that writes its own peak resident size (KiB) to $PEAK_FILE as it exits: the
-# children's maximum of the whole test run (RUSAGE_CHILDREN) would count other tests' processes,
-# and its own ru_maxrss keeps, across exec, the size of the test process it was forked from; the
-# VmHWM of /proc/self/status is this program's alone.
+# `python -m waslint` that writes its own peak resident size (KiB) to $PEAK_FILE as it exits. Not
+# getrusage: on Linux its maxrss survives exec, so a child forked from a large pytest process reports
+# the parent's size; VmHWM in /proc belongs to the address space exec made.
 OWN_PEAK = """
-import atexit, os, runpy
-def peak():
-    with open("/proc/self/status") as status:
-        return next(line.split()[1] for line in status if line.startswith("VmHWM"))
-atexit.register(lambda: open(os.environ["PEAK_FILE"], "w").write(peak()))
+import atexit, os, resource, runpy
+
+def peak_kib():
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+atexit.register(lambda: open(os.environ["PEAK_FILE"], "w").write(str(peak_kib())))
 runpy.run_module("waslint", run_name="__main__", alter_sys=True)
 """
 
