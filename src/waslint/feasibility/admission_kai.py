@@ -16,6 +16,7 @@ descendant (proportion.go updateQueuesResourceUsageForAllocatedJob charges every
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -75,59 +76,51 @@ class KaiQueues:
             admission.refuse(f"queue {name}: no such KAI Queue in the snapshot (KAI: QueueDoesNotExist)", waits=False)
             return admission
         resources = checked_resources()
-        for queue in self.chain(name):
-            for resource in resources:
-                need = requested.get(resource, 0)
-                limit = queue.limit.get(resource)
-                used = self.used.get(queue.name, {}).get(resource, 0)
-                if need > 0 and limit is not None and used + need > limit:
-                    unset = " (unset: KAI reads 0)" if limit == 0 else ""
-                    admission.refuse(
-                        f"queue {queue.name}: limit {amount_words(resource, limit)}{unset},"
-                        f" {amount_words(resource, used, bare=True)} in use, the gang needs"
-                        f" {amount_words(resource, need, bare=True)}"
-                        + (f" (a limit of queue {name}'s parent chain)" if queue.name != name else ""),
-                        waits=need <= limit,
-                        detail=f"KAI OverLimit: {queue.name} quota has reached the allowable limit of"
-                        f" {UNITS.get(resource, resource)}",
-                    )
-                    return admission
+        over_limit = _first_excess(self.chain(name), requested, lambda queue: queue.limit, self.used)
+        if over_limit is not None:
+            queue, resource, need, limit, used = over_limit
+            unset = " (unset: KAI reads 0)" if limit == 0 else ""
+            admission.refuse(
+                f"queue {queue.name}: limit {amount_words(resource, limit)}{unset},"
+                f" {amount_words(resource, used, bare=True)} in use, the gang needs"
+                f" {amount_words(resource, need, bare=True)}"
+                + (f" (a limit of queue {name}'s parent chain)" if queue.name != name else ""),
+                waits=need <= limit,
+                detail=f"KAI OverLimit: {queue.name} quota has reached the allowable limit of"
+                f" {UNITS.get(resource, resource)}",
+            )
+            return admission
         if not preemptible:
-            for queue in self.chain(name):
-                for resource in resources:
-                    need = requested.get(resource, 0)
-                    quota = queue.quota.get(resource)
-                    used = self.used_non_preemptible.get(queue.name, {}).get(resource, 0)
-                    if need > 0 and quota is not None and used + need > quota:
-                        admission.refuse(
-                            f"queue {queue.name}: quota {amount_words(resource, quota)},"
-                            f" {amount_words(resource, used, bare=True)} in use by non-preemptible pods,"
-                            f" the non-preemptible gang needs {amount_words(resource, need, bare=True)}",
-                            waits=need <= quota,
-                            detail="KAI NonPreemptibleOverQuota: a non-preemptible workload never goes over"
-                            " its queue's quota; use a preemptible workload to go over quota",
-                        )
-                        return admission
+            over_quota = _first_excess(
+                self.chain(name), requested, lambda queue: queue.quota, self.used_non_preemptible
+            )
+            if over_quota is not None:
+                queue, resource, need, quota, used = over_quota
+                admission.refuse(
+                    f"queue {queue.name}: quota {amount_words(resource, quota)},"
+                    f" {amount_words(resource, used, bare=True)} in use by non-preemptible pods,"
+                    f" the non-preemptible gang needs {amount_words(resource, need, bare=True)}",
+                    waits=need <= quota,
+                    detail="KAI NonPreemptibleOverQuota: a non-preemptible workload never goes over"
+                    " its queue's quota; use a preemptible workload to go over quota",
+                )
+                return admission
         self._over_quota_note(admission, name, requested)
         admission.charge = {resource: requested.get(resource, 0) for resource in resources}
         admission.preemptible = preemptible
         return admission
 
     def _over_quota_note(self, admission: Admission, name: str, requested: Resources) -> None:
-        queue = self.queues[name]
-        for resource in checked_resources():
-            need = requested.get(resource, 0)
-            quota = queue.quota.get(resource)
-            used = self.used.get(name, {}).get(resource, 0)
-            if need > 0 and quota is not None and used + need > quota:
-                weight = queue.over_quota_weight.get(resource, 0.0)
-                admission.notes.append(
-                    f"queue {name}: over its quota of {amount_words(resource, quota)}"
-                    f" ({amount_words(resource, used, bare=True)} in use +"
-                    f" {amount_words(resource, need, bare=True)}): admitted on the over-quota share"
-                    f" (overQuotaWeight {weight:g}), only while other queues leave it unused, and reclaimable"
-                )
-                return
+        over_quota = _first_excess([self.queues[name]], requested, lambda queue: queue.quota, self.used)
+        if over_quota is not None:
+            queue, resource, need, quota, used = over_quota
+            weight = queue.over_quota_weight.get(resource, 0.0)
+            admission.notes.append(
+                f"queue {name}: over its quota of {amount_words(resource, quota)}"
+                f" ({amount_words(resource, used, bare=True)} in use +"
+                f" {amount_words(resource, need, bare=True)}): admitted on the over-quota share"
+                f" (overQuotaWeight {weight:g}), only while other queues leave it unused, and reclaimable"
+            )
 
     def commit(self, admission: Admission) -> None:
         """A placed gang's use counts against its queue and every ancestor for the gangs after it."""
@@ -135,6 +128,25 @@ class KaiQueues:
             add_resources(self.used.setdefault(queue.name, {}), admission.charge)
             if not admission.preemptible:
                 add_resources(self.used_non_preemptible.setdefault(queue.name, {}), admission.charge)
+
+
+def _first_excess(
+    chain: list[KaiQueue],
+    requested: Resources,
+    bound_of: Callable[[KaiQueue], dict[str, int | None]],
+    used: dict[str, Resources],
+) -> tuple[KaiQueue, str, int, int, int] | None:
+    """The first (queue, resource, need, bound, use) up the chain, in capacity_policy's resource
+    order, where `use + need > bound`; a resource the queue does not bound is never over."""
+    for queue in chain:
+        bounds = bound_of(queue)
+        for resource in checked_resources():
+            need = requested.get(resource, 0)
+            bound = bounds.get(resource)
+            in_use = used.get(queue.name, {}).get(resource, 0)
+            if need > 0 and bound is not None and in_use + need > bound:
+                return queue, resource, need, bound, in_use
+    return None
 
 
 def _use(
