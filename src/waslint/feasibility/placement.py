@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from waslint.feasibility.capacity import ClusterState
@@ -220,21 +221,12 @@ def _place_mixed(
     per_shape = {shape: room_per_domain(state, shape, gang.domain_key, restrict) for shape, _ in groups}
     candidates = [value for value in domains if all(per_shape[shape].get(value, 0) >= n for shape, n in groups)]
     candidates.sort(key=lambda value: (room.get(value, 0), value))
-    best_value, best_placed = best_partial(room), 0
-    fitting: list[str] = []
-    chosen: tuple[str, list[tuple[int, PodShape, int]]] | None = None
-    for value in candidates:
-        mark = state.checkpoint()
-        placed, assigned = _fill_groups(state, groups, domains[value])
-        if placed == total:
-            fitting.append(value)
-            if chosen is None:
-                chosen = (value, assigned)
-                state.commit(mark)
-                continue
-        elif placed > best_placed:
-            best_value, best_placed = value, placed
-        state.rollback(mark)
+
+    def fill(nodes: list[int]) -> tuple[int, Assigned, bool]:
+        placed, assigned = _fill_groups(state, groups, nodes)
+        return placed, assigned, placed == total
+
+    chosen, fitting, best_value, best_placed = _try_domains(state, candidates, domains, fill, best_partial(room))
     if chosen is not None:
         return Attempt(gang, True, chosen[0], _per_node(chosen[1]), total, fitting, room, assigned=chosen[1])
     if not best_placed:
@@ -246,16 +238,56 @@ def _place_mixed(
         for value in candidates:
             found = exact_search(state, pods, domains[value])
             if found is not None:
-                assigned = [(position, shape, 1) for position, shape in found]
-                for position, shape, _ in assigned:
-                    state.consume(position, shape, 1)
-                placement = _per_node(assigned)
-                return Attempt(gang, True, value, placement, total, [value], room, searched=True, assigned=assigned)
+                return _searched(state, gang, value, found, total, room)
         attempt.heuristic, attempt.searched = False, True
     return attempt
 
 
-def _per_node(assigned: list[tuple[int, PodShape, int]]) -> dict[int, int]:
+Assigned = list[tuple[int, PodShape, int]]  # (node position, shape, pods) of one placement
+
+
+def _try_domains(
+    state: ClusterState,
+    candidates: list[str],
+    domains: dict[str, list[int]],
+    fill: Callable[[list[int]], tuple[int, Assigned, bool]],
+    best_value: str | None,
+    stop_after: int | None = None,
+) -> tuple[tuple[str, Assigned] | None, list[str], str | None, int]:
+    """Each candidate domain tried in order, the state rolled back after each but the first that
+    holds the gang (`fill` says placed pods, their assignment and whether complete): the chosen
+    domain, the fitting ones (up to `stop_after` once one is chosen), and the best partial one."""
+    best_placed = 0
+    fitting: list[str] = []
+    chosen: tuple[str, Assigned] | None = None
+    for value in candidates:
+        mark = state.checkpoint()
+        placed, assigned, complete = fill(domains[value])
+        if complete:
+            fitting.append(value)
+            if chosen is None:
+                chosen = (value, assigned)
+                state.commit(mark)
+                continue
+        elif placed > best_placed:
+            best_value, best_placed = value, placed
+        state.rollback(mark)
+        if stop_after is not None and chosen is not None and len(fitting) >= stop_after:
+            break
+    return chosen, fitting, best_value, best_placed
+
+
+def _searched(
+    state: ClusterState, gang: Gang, value: str, pods: list[tuple[int, PodShape]], need: int, room: dict[str, int]
+) -> Attempt:
+    """The exact search's placement, consumed: one pod per (node, shape) entry."""
+    assigned = [(position, shape, 1) for position, shape in pods]
+    for position, shape, _ in assigned:
+        state.consume(position, shape, 1)
+    return Attempt(gang, True, value, _per_node(assigned), need, [value], room, searched=True, assigned=assigned)
+
+
+def _per_node(assigned: Assigned) -> dict[int, int]:
     placement: dict[int, int] = {}
     for position, _, pods in assigned:
         placement[position] = placement.get(position, 0) + pods
@@ -297,9 +329,6 @@ def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -
     main = main_shape(gang) or next(iter(merged))
     room = room_per_domain(state, main, gang.domain_key, restrict)
     domains = domain_nodes(state, gang.domain_key, restrict)
-    best_value, best_placed = best_partial(room), 0
-    fitting: list[str] = []
-    chosen: tuple[str, list[tuple[int, PodShape, int]]] | None = None
     per_shape = {shape: room_per_domain(state, shape, gang.domain_key, restrict) for shape in merged}
 
     def may_fit(value: str) -> bool:  # each shape alone: its minimum fits, and all of them reach `need`
@@ -307,22 +336,15 @@ def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -
             return False
         return sum(min(per_shape[shape].get(value, 0), count) for shape, count in merged.items()) >= need
 
-    for value in sorted(domains, key=lambda value: (room.get(value, 0), value)):
-        if not may_fit(value):
-            continue
-        mark = state.checkpoint()
-        placed, assigned, complete = _fill_choice(state, mandatory, optional, need, domains[value])
-        if complete:
-            fitting.append(value)
-            if chosen is None:
-                chosen = (value, assigned)
-                state.commit(mark)
-                continue
-        elif placed > best_placed:
-            best_value, best_placed = value, placed
-        state.rollback(mark)
-        if chosen is not None and len(fitting) >= FITTING_SHOWN:
-            break
+    candidates = [value for value in sorted(domains, key=lambda value: (room.get(value, 0), value)) if may_fit(value)]
+    chosen, fitting, best_value, best_placed = _try_domains(
+        state,
+        candidates,
+        domains,
+        lambda nodes: _fill_choice(state, mandatory, optional, need, nodes),
+        best_partial(room),
+        stop_after=FITTING_SHOWN,
+    )
     if chosen is not None:
         return Attempt(gang, True, chosen[0], _per_node(chosen[1]), need, fitting, room, assigned=chosen[1])
     if not best_placed and best_value in domains:  # every domain was ruled out: what the roomiest takes
@@ -337,11 +359,7 @@ def _place_choice(state: ClusterState, gang: Gang, restrict: list[int] | None) -
         found = _search_choice(state, merged, floors, need, domains)
         if found is not None:
             value, pods = found
-            assigned = [(position, shape, 1) for position, shape in pods]
-            for position, shape, _ in assigned:
-                state.consume(position, shape, 1)
-            placement = _per_node(assigned)
-            return Attempt(gang, True, value, placement, need, [value], room, searched=True, assigned=assigned)
+            return _searched(state, gang, value, pods, need, room)
         attempt.heuristic, attempt.searched = False, True
     return attempt
 
