@@ -224,7 +224,7 @@ class TextPacker:
     def pack(self, key: tuple[str, bool], text: str) -> bytes:
         data = text.encode()
         dictionary = self._dictionaries.setdefault(key, data)
-        packer = zlib.compressobj(6, zlib.DEFLATED, zlib.MAX_WBITS, 8, zlib.Z_DEFAULT_STRATEGY, dictionary)
+        packer = zlib.compressobj(zdict=dictionary)
         return packer.compress(data) + packer.flush()
 
     def unpack(self, key: tuple[str, bool], packed: bytes) -> str:

@@ -17,7 +17,7 @@ from waslint.feasibility.explain import Verdict, explain, gpu_units
 from waslint.feasibility.model import Gang, NodeInfo, RunningPod, node_from_dict, priority_table, running_pod_from_dict
 from waslint.feasibility.placement import domain_nodes, node_set, place, run_order
 from waslint.objects.groups import object_group
-from waslint.objects.keys import HOSTNAME, KAI_PODGROUP, PODGROUP, SCHEDULING
+from waslint.objects.keys import HOSTNAME, KAI_PODGROUP, PODGROUP, SCHEDULER_KEY_PREFIXES, SCHEDULING
 from waslint.objects.kobject import KObject, as_list, as_map, as_str, dig
 
 PREEMPT_DOMAINS = 8  # fitting domains tried for the least important victim set
@@ -243,7 +243,7 @@ def co_locate_shared_claims(gangs: list[Gang], node_local: bool) -> None:
 
 # --------------------------------------------------------------------------- topology levels
 
-KUEUE_PREFIX = "kueue.x-k8s.io/"
+KUEUE_PREFIX = SCHEDULER_KEY_PREFIXES["kueue"]
 
 
 def topology_levels(items: list[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:

@@ -717,7 +717,8 @@ def _role_podsets(templates: list[PodTemplate]) -> list[_PodSet]:
         if role in roles:
             roles[role].count += 1
         else:
-            roles[role] = _PodSet(f"role-{len(roles)}", template, 1)
+            podset = roles[role] = _PodSet(f"role-{len(roles)}", template, 1)
+            podset.__dict__["topology"] = topology  # read once: the cached_property's slot
     return list(roles.values())
 
 

@@ -79,7 +79,12 @@ def _strategies() -> dict[tuple[str, str, str], Strategy]:
 
 
 def _strategy(release: object, group: str, kind: str) -> Strategy | None:
-    parsed = parse_release(str(release))
+    return _strategy_of(str(release), group, kind)
+
+
+@functools.cache
+def _strategy_of(release: str, group: str, kind: str) -> Strategy | None:
+    parsed = parse_release(release)
     return None if parsed is None else _strategies().get((str(parsed), group, kind))
 
 

@@ -314,8 +314,7 @@ def podset_topology(metadata: dict[str, Any], path: Path) -> PodSetTopology:
     base: Path = (*path, "annotations")
 
     def located(key: str) -> Located | None:
-        value = annotations.get(key)
-        return Located(value, (*base, key)) if isinstance(value, str) else None
+        return _located_str(annotations, base, key)
 
     required, preferred = located(KUEUE_PODSET_REQUIRED), located(KUEUE_PODSET_PREFERRED)
     unconstrained = located(KUEUE_PODSET_UNCONSTRAINED)
@@ -452,7 +451,6 @@ def kai_subgroup_tree(spec: dict[str, Any]) -> tuple[KaiSubGroup, list[str]]:
     problems: list[str] = []
     nodes: dict[str, KaiSubGroup] = {}
     parents: dict[str, str] = {}
-    order: list[str] = []
     for position, item in enumerate(as_list(spec.get("subGroups"))):
         entry = as_map(item)
         name = as_str(entry.get("name")) or f"#{position}"
@@ -468,14 +466,13 @@ def kai_subgroup_tree(spec: dict[str, Any]) -> tuple[KaiSubGroup, list[str]]:
             kai_topology(entry.get("topologyConstraint"), (*path, "topologyConstraint")),
         )
         parents[name] = (as_str(entry.get("parent")) or "").lower()
-        order.append(name)
-    for name in order:
+    for name, node in nodes.items():
         parent = parents[name]
         holder = root if parent == "" else nodes.get(parent)
         if holder is None:
             problems.append(f"parent subgroup <{parent}> of <{name}> not found")
             continue
-        holder.children.append(nodes[name])
+        holder.children.append(node)
     return root, problems
 
 

@@ -320,6 +320,7 @@ def pod_queue(item: dict[str, Any]) -> QueueRef | None:
     return queue_of_labels(as_map(metadata.get("labels")), as_map(metadata.get("annotations")))
 
 
+@cache
 def queue_labels_to_keep() -> tuple[str, ...]:
     """The Pod labels `snapshot capture` keeps: those that charge a pod to a queue, and KAI's
     preemptibility (a non-preemptible pod counts against its queue's quota)."""

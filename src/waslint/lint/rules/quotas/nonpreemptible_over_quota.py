@@ -11,13 +11,13 @@ from waslint.lint.context import Context
 from waslint.lint.priority import is_kai_template, priority_classes
 from waslint.lint.registry import Hit, Rule, register
 from waslint.lint.rules.quotas.common import find_queue
-from waslint.objects.keys import KAI_GPU_FRACTION, KAI_GPU_FRACTION_DEVICES, KAI_QUEUE_LABELS
+from waslint.objects.keys import KAI_GPU_FRACTION, KAI_GPU_FRACTION_DEVICES, KAI_PREEMPTIBILITY_LABEL, KAI_QUEUE_LABELS
 from waslint.objects.kobject import KObject, as_map, as_str, dig
 from waslint.objects.pods import pod_request
 from waslint.objects.quantity import GPU, MILLI, number, parse_quantity, show
 from waslint.objects.walks import POD_TEMPLATE_KINDS, PodTemplate, containers, pod_count, pod_templates
 
-PREEMPTIBILITY_LABEL = "kai.scheduler/preemptibility"
+PREEMPTIBILITY_LABEL = KAI_PREEMPTIBILITY_LABEL
 
 
 NON_PREEMPTIBLE_FROM = 100

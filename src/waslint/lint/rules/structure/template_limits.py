@@ -171,8 +171,6 @@ spec:
     # -- list-size
 
     def _list_size(self, obj: KObject, path: Path, bound: int) -> Iterator[Hit]:
-        from waslint.lint.rules.input.upstream import value_at
-
         items = as_list(value_at(obj.data, path))
         yield self.hit(
             obj,
