@@ -12,7 +12,7 @@ queues the snapshot does not hold is placed without admission, and its verdict s
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from waslint.feasibility.admission_kai import KaiPod, KaiQueues
@@ -49,11 +49,6 @@ class QueueBook:
     kai: KaiQueues | None = None
     kueue: KueueQueues | None = None
     volcano: VolcanoQueues | None = None
-    counts: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def empty(self) -> bool:
-        return self.kai is None and self.kueue is None and self.volcano is None
 
 
 def _items(objects: Iterable[Any], kind: tuple[str, str]) -> list[dict[str, Any]]:
@@ -72,7 +67,6 @@ def build_book(objects: list[Any], running: list[RunningPod], total: Resources) 
     if kai_items:
         pods = [_kai_pod(pod) for pod in running]
         book.kai = KaiQueues.build([kai_queue(item) for item in kai_items], [p for p in pods if p is not None])
-        book.counts["KAI queues"] = len(kai_items)
     cluster_queues = _items(objects, kind_of("kueue", "cluster_queue"))
     if cluster_queues:
         local = _items(objects, kind_of("kueue", "local_queue"))
@@ -85,7 +79,6 @@ def build_book(objects: list[Any], running: list[RunningPod], total: Resources) 
             [kueue_flavor(item) for item in flavors],
             admitted,
         )
-        book.counts["Kueue ClusterQueues"] = len(cluster_queues)
     volcano_items = _items(objects, kind_of("volcano", "queue"))
     if volcano_items:
         pods_v = []
@@ -94,7 +87,6 @@ def build_book(objects: list[Any], running: list[RunningPod], total: Resources) 
             if ref is not None and ref.scheduler == "volcano":
                 pods_v.append((ref.name, dict(pod.requests)))
         book.volcano = VolcanoQueues.build([volcano_queue(item) for item in volcano_items], pods_v, total)
-        book.counts["Volcano queues"] = len(volcano_items)
     return book
 
 
@@ -149,13 +141,11 @@ def _leaves(gang: Gang) -> list[Gang]:
     return [leaf for child in gang.children[:wanted] for leaf in _leaves(child)]
 
 
-def gang_request(gang: Gang, whole: bool = False, fractions: bool = False) -> Resources:
-    """What the gang asks of its queue: its pods at the minimum (all members when `whole`: Kueue
-    admits a Workload's pod sets at their full count); KAI gpu-fractions added as GPUs."""
+def gang_request(gang: Gang, fractions: bool = False) -> Resources:
+    """What the gang asks of its queue: its pods at the minimum; KAI gpu-fractions added as GPUs."""
     total: Resources = {}
     for leaf in _leaves(gang):
-        shapes = leaf.members if whole else leaf.shapes_to_place()
-        for shape, count in shapes:
+        for shape, count in leaf.shapes_to_place():
             for resource, amount in shape.requests:
                 total[resource] = total.get(resource, 0) + amount * count
             if fractions and shape.gpu_fraction:

@@ -16,7 +16,7 @@ from typing import Any
 
 from waslint.feasibility.capacity import WHOLE, ClusterState, ShapeView
 from waslint.feasibility.model import Gang
-from waslint.feasibility.placement import Attempt, domain_nodes, main_shape, place
+from waslint.feasibility.placement import Attempt, best_partial, domain_nodes, main_shape, place
 from waslint.feasibility.quota import Admission
 from waslint.objects.quantity import GPU, MILLI, resource_rank, show_amount
 from waslint.objects.shapes import PodShape
@@ -353,7 +353,7 @@ def _fragmentation(verdict: Verdict, stats: Stats, resource: str) -> str:
     if key is None:
         return f"room for {pods_word(pods_total)} on eligible nodes ({free}); the gang needs {need}"
     label = domain_label(key)
-    top = min(room, key=lambda value: (-room[value], value)) if room else None
+    top = best_partial(room)
     most = f", at most {room[top]} in one {label} ({key}={top})" if top is not None else ""
     return (
         f"room for {pods_word(pods_total)} on eligible nodes in all ({free}){most};"

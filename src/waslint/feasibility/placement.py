@@ -216,9 +216,9 @@ def _place_mixed(
 ) -> Attempt:
     total = sum(count for _, count in groups)  # groups are largest shape first
     main = groups[0][0]
-    room = room_per_domain(state, main, gang.domain_key, restrict)
     domains = domain_nodes(state, gang.domain_key, restrict)
     per_shape = {shape: room_per_domain(state, shape, gang.domain_key, restrict) for shape, _ in groups}
+    room = per_shape[main]
     candidates = [value for value in domains if all(per_shape[shape].get(value, 0) >= n for shape, n in groups)]
     candidates.sort(key=lambda value: (room.get(value, 0), value))
 
