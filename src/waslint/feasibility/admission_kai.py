@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from waslint.feasibility.quota import Admission, add_resources, amount_words, parent_chain
+from waslint.feasibility.quota import Admission, add_resources, amount_words, children_of, parent_chain, subtree_use
 from waslint.objects.quantity import GPU, Resources
 from waslint.objects.queues import KaiQueue, kai_resources
 
@@ -55,15 +55,12 @@ class KaiQueues:
             add_resources(own.setdefault(pod.queue, {}), pod.requests)
             if not pod.preemptible:
                 add_resources(own_np.setdefault(pod.queue, {}), pod.requests)
-        children: dict[str, list[str]] = {}
-        for queue in queues:
-            if queue.parent:
-                children.setdefault(queue.parent, []).append(queue.name)
+        children = children_of(queues, lambda queue: queue.name, lambda queue: queue.parent)
         recorded = {queue.name: queue.allocated for queue in queues}
         recorded_np = {queue.name: queue.allocated_non_preemptible for queue in queues}
         for queue in queues:
-            book.used[queue.name] = _use(queue.name, own, recorded, children, set())
-            book.used_non_preemptible[queue.name] = _use(queue.name, own_np, recorded_np, children, set())
+            book.used[queue.name] = subtree_use(queue.name, own, recorded, children)
+            book.used_non_preemptible[queue.name] = subtree_use(queue.name, own_np, recorded_np, children)
         return book
 
     def chain(self, name: str) -> list[KaiQueue]:
@@ -147,23 +144,3 @@ def _first_excess(
             if need > 0 and bound is not None and in_use + need > bound:
                 return queue, resource, need, bound, in_use
     return None
-
-
-def _use(
-    name: str,
-    own: dict[str, Resources],
-    recorded: dict[str, Resources | None],
-    children: dict[str, list[str]],
-    seen: set[str],
-) -> Resources:
-    """A queue's use: its recorded status when the snapshot has it, else its own pods' requests
-    plus its children's use (a parent cycle is cut)."""
-    seen.add(name)
-    status = recorded.get(name)
-    if status is not None:
-        return dict(status)
-    total = dict(own.get(name, {}))
-    for child in children.get(name, []):
-        if child not in seen:
-            add_resources(total, _use(child, own, recorded, children, seen))
-    return total

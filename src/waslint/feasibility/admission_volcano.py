@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from waslint.feasibility.quota import Admission, add_resources, amount_words, parent_chain
+from waslint.feasibility.quota import Admission, add_resources, amount_words, children_of, parent_chain, subtree_use
 from waslint.objects.quantity import PODS, Resources
 from waslint.objects.queues import VolcanoQueue
 
@@ -29,6 +29,7 @@ class VolcanoQueues:
     queues: dict[str, VolcanoQueue]
     total: Resources  # allocatable of the Ready, schedulable nodes
     used: dict[str, Resources] = field(default_factory=dict)
+    children: dict[str, list[str]] = field(default_factory=dict)  # empty: no hierarchy
 
     @classmethod
     def build(cls, queues: list[VolcanoQueue], pods: list[tuple[str, Resources]], total: Resources) -> VolcanoQueues:
@@ -36,24 +37,11 @@ class VolcanoQueues:
         own: dict[str, Resources] = {}
         for name, requests in pods:
             add_resources(own.setdefault(name, {}), requests)
+        recorded = {queue.name: queue.allocated for queue in book.queues.values()}
+        book.children = children_of(list(book.queues.values()), lambda queue: queue.name, lambda queue: queue.parent)
         for queue in queues:
-            book.used[queue.name] = book._use(queue.name, own, set())
+            book.used[queue.name] = subtree_use(queue.name, own, recorded, book.children)
         return book
-
-    def _children(self, name: str) -> list[str]:
-        return [queue.name for queue in self.queues.values() if queue.parent == name]
-
-    def _use(self, name: str, own: dict[str, Resources], seen: set[str]) -> Resources:
-        """Its status.allocated when recorded, else its own pods plus its children's use."""
-        seen.add(name)
-        recorded = self.queues[name].allocated if name in self.queues else None
-        if recorded is not None:
-            return dict(recorded)
-        total = dict(own.get(name, {}))
-        for child in self._children(name):
-            if child not in seen:
-                add_resources(total, self._use(child, own, seen))
-        return total
 
     def chain(self, name: str) -> list[VolcanoQueue]:
         """The queue and its ancestors, leaf first."""
@@ -77,8 +65,7 @@ class VolcanoQueues:
         if not queue.is_open:
             admission.refuse(f"queue {name}: state {queue.state}, not Open: it enqueues no job", waits=True)
             return admission
-        hierarchical = any(other.parent for other in self.queues.values())
-        if hierarchical and self._children(name):
+        if self.children.get(name):  # with hierarchical queues Volcano enqueues only into leaves
             admission.refuse(
                 f"queue {name}: not a leaf queue; with hierarchical queues Volcano enqueues jobs only into leaves",
                 waits=False,

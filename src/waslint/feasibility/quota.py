@@ -93,3 +93,36 @@ def parent_chain(name: str, queues: dict[str, Queue], parent_of: Callable[[Queue
 def add_resources(total: Resources, more: Resources) -> None:
     for name, value in more.items():
         total[name] = total.get(name, 0) + value
+
+
+def subtree_use(
+    name: str,
+    own: dict[str, Resources],
+    recorded: dict[str, Resources | None],
+    children: dict[str, list[str]],
+    seen: set[str] | None = None,
+) -> Resources:
+    """A queue's use: its recorded status when the snapshot has it, else its own pods' requests
+    plus its children's use (a parent cycle is cut)."""
+    seen = set() if seen is None else seen
+    seen.add(name)
+    status = recorded.get(name)
+    if status is not None:
+        return dict(status)
+    total = dict(own.get(name, {}))
+    for child in children.get(name, []):
+        if child not in seen:
+            add_resources(total, subtree_use(child, own, recorded, children, seen))
+    return total
+
+
+def children_of(
+    queues: list[Queue], name_of: Callable[[Queue], str], parent_of: Callable[[Queue], str | None]
+) -> dict[str, list[str]]:
+    """Each queue's direct children by name, in the queues' order."""
+    children: dict[str, list[str]] = {}
+    for queue in queues:
+        parent = parent_of(queue)
+        if parent:
+            children.setdefault(parent, []).append(name_of(queue))
+    return children
