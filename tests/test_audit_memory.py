@@ -1,7 +1,7 @@
-"""What `waslint audit` keeps of a big cluster (issue 21, "Big clusters"): the stored objects as
-lint sources whose text is compressed and whose values are shared between objects, with the same
-findings as the plain sources the audit used to build. Not timed: the figures are in
-`bench/bench_cluster.py` and docs/performance.md."""
+"""What `waslint audit` keeps of a big cluster (issue 21, "Big clusters"): every object packed in
+an `ObjectStore` by namespace, decoded again a group of namespaces at a time for the lint, with the
+findings of the whole cluster linted at once. Not timed: the figures are in `bench/bench_cluster.py`
+and docs/performance.md."""
 
 from __future__ import annotations
 
@@ -14,15 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import CORPUS, FIXTURES, lint_options
-from waslint.audit.collect import Collector, StoredSource, TextPacker, ValueSharer
-from waslint.audit.run import release_of
+from waslint.audit.collect import Collector, ObjectStore, StoredSource, compact_json, object_path
+from waslint.audit.run import lint_store, release_of, shards
 from waslint.findings import Finding
 from waslint.io.config import Config
 from waslint.io.loader import Document, SourceFile, load_all
 from waslint.knowledge.releases import default_target
 from waslint.lint.engine import lint_sources
+from waslint.objects.kobject import make_object
 from waslint.sources.cluster.connection import ConnectOptions, connect
 from waslint.sources.cluster.discovery import discover
 
@@ -31,7 +34,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 
 def _items(folder: Path) -> list[dict[str, Any]]:
-    """Every object of the folder's YAML and JSON files, as the API server would serve it."""
+    """Every object of the folder's YAML and JSON files, as the API server would serve it: a
+    namespaced object always has its namespace."""
     items = []
     for source in load_all(
         sorted(str(path) for path in folder.rglob("*") if path.suffix in (".yaml", ".yml", ".json"))
@@ -42,13 +46,34 @@ def _items(folder: Path) -> list[dict[str, Any]]:
                 listed = data.get("items") if data["kind"].endswith("List") else None
                 for item in listed if isinstance(listed, list) else [data]:
                     if isinstance(item, dict):
-                        items.append(item)
+                        items.append(_served(item, doc))
     return items
+
+
+def _served(item: dict[str, Any], doc: Document) -> dict[str, Any]:
+    obj = make_object(doc, (), item, "default")
+    metadata = item.get("metadata")
+    if obj is not None and obj.is_namespaced_guess and isinstance(metadata, dict) and "namespace" not in metadata:
+        return {**item, "metadata": {**metadata, "namespace": "default"}}
+    return item
+
+
+def _as_listed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """In the order an audit reads them: list by list (one apiVersion and kind, written on one
+    line or not), the lists in the order first seen."""
+    lists: dict[tuple[Any, ...], int] = {}
+    for item in items:
+        lists.setdefault(_list_of(item), len(lists))
+    return sorted(items, key=lambda item: lists[_list_of(item)])
+
+
+def _list_of(item: dict[str, Any]) -> tuple[Any, ...]:
+    return (item.get("apiVersion"), item.get("kind"), item.get("kind") != "Pod")
 
 
 def _plain(path: str, item: dict[str, Any], readable: bool) -> SourceFile:
     """The source the audit built before: the object's JSON text and its parsed values, kept whole."""
-    text = json.dumps(item, indent=2) if readable else json.dumps(item, separators=(",", ":"))
+    text = json.dumps(item, indent=2) if readable else compact_json(item)
     source = SourceFile(path=path, text=text, is_json=True)
     source.documents.append(Document(source, 0, item, None, 0, 1, text.count("\n") + 1))
     return source
@@ -58,77 +83,128 @@ def _shape(findings: list[Finding]) -> list[tuple[object, ...]]:
     return [(f.code, f.severity, f.message, f.path, f.span, f.object_id, f.field_path) for f in findings]
 
 
-def _findings_both_ways(folder: str) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]], list[str]]:
-    items = _items(Path(folder))
+def _findings_both_ways(folder: str) -> tuple[list[tuple[object, ...]], dict[int, list[tuple[object, ...]]], list[str]]:
+    """The folder's objects linted as one cluster at once, and from a store a group of namespaces
+    at a time (groups of one namespace, of about 50 objects, and all in one)."""
+    items = _as_listed(_items(Path(folder)))
     assert len(items) > 5
-    packer, sharer = TextPacker(), ValueSharer()
-    plain, stored = [], []
-    for number, item in enumerate(items):
+    store = ObjectStore("test")
+    plain = []
+    for item in items:
         readable = item.get("kind") != "Pod"  # as the audit writes member Pods: one line
-        path = f"cluster://test/{number}/{item.get('kind')}"
-        plain.append(_plain(path, copy.deepcopy(item), readable))
-        stored.append(StoredSource(path, sharer.share_item(copy.deepcopy(item)), packer, readable))
-        assert stored[-1].documents[0].data == item  # shared values are equal values
-        assert stored[-1].text == plain[-1].text
+        plain.append(_plain(object_path("test", item), copy.deepcopy(item), readable))
+        store.add(copy.deepcopy(item), readable)
     before = lint_sources(plain, lint_options(), Config())
-    after = lint_sources(stored, lint_options(), Config())
-    return _shape(before.findings), _shape(after.findings), before.internal_errors + after.internal_errors
+    errors = list(before.internal_errors)
+    after = {}
+    for size in (1, 50, 10**9):
+        result = lint_store(store, lint_options(), Config(), size=size)
+        after[size] = _shape(result.findings)
+        errors += result.internal_errors
+        assert result.file_count == result.documents == len(items)
+    return _shape(before.findings), after, errors
 
 
 @pytest.mark.parametrize("folder", [FIXTURES / "rules", FIXTURES / "demo", CORPUS])
-def test_stored_sources_give_the_findings_of_plain_ones(folder: Path) -> None:
-    """In a forked child: the corpus, linted twice, would grow this process by 250 MB for the rest
-    of the suite (and every child it forks after)."""
+def test_a_cluster_linted_by_groups_of_namespaces_gives_the_findings_of_the_whole(folder: Path) -> None:
+    """The namespaced objects of a cluster refer only to their own namespace's and to
+    cluster-scoped objects: every rule fixture, the demo and the corpus, each served as one
+    cluster, give the same findings linted whole and by groups. In a forked child: the corpus,
+    linted four times, would grow this process for the rest of the suite."""
     if not folder.is_dir():
         pytest.skip(f"no {folder}")
     with multiprocessing.get_context("fork").Pool(1) as pool:
         before, after, errors = pool.apply(_findings_both_ways, (str(folder),))
     assert len(before) > 0
     assert errors == []
-    assert after == before
+    for size, found in after.items():
+        assert found == before, f"groups of {size} objects"
+
+
+def test_groups_hold_whole_namespaces_of_about_the_given_size() -> None:
+    store = ObjectStore("t")
+    for namespace, count in (("a", 3), ("b", 1), ("c", 4), ("d", 2)):
+        for number in range(count):
+            store.add(
+                {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{number}", "namespace": namespace}}, False
+            )
+    store.add({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}}, True)
+    assert shards(store, 4) == [["a", "b"], ["c"], ["d"]]
+    assert shards(store, 1) == [["a"], ["b"], ["c"], ["d"]]
+    assert [source.path for source in store.sources("")] == ["cluster://t/PriorityClass/high"]
+    assert [source.path for source in store.sources("b")] == ["cluster://t/b/Pod/p0"]
+    assert store.count == 11
+
+
+def test_a_group_is_freed_as_its_last_reference_goes() -> None:
+    """What a group held (sources, objects, the readings they memoise) has no cycle left once it
+    is linted: the cyclic collector, paused through the lint, finds none of it. Only the
+    sources findings point at (kept for the report, their documents' node trees) remain."""
+    store = ObjectStore("t")
+    for item in _items(FIXTURES / "demo"):
+        store.add(item, item.get("kind") != "Pod")
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        result = lint_store(store, lint_options(), Config(), size=1)
+        quoted = {id(source) for source in result.files}
+        del result
+        gc.collect()
+        left = [type(garbage).__name__ for garbage in gc.garbage if id(garbage) not in quoted]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if enabled:
+            gc.enable()
+    assert len(quoted) > 0
+    assert not {"StoredSource", "KObject", "PodTemplate", "Group"} & set(left)
 
 
 def test_a_stored_source_answers_words_as_its_text_does() -> None:
-    item = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "creationTimestamp": "x"}, "spec": {}}
-    source = StoredSource("cluster://t/Pod/p", item, TextPacker(), readable=False)
-    for word in ("creationTimestamp", "schedulingGroup", "Pod", '"name":"p"', "kai.scheduler"):
-        assert source.mentions(word) is (word in source.text)
-        assert source.mentions(word) is (word in source.text)  # the remembered answer
+    item = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "creationTimestamp": "x", "annotations": {"note": "a # waslint: ignore"}},
+        "spec": {"count": 1, "list": [1, {}], "empty": {}},
+    }
+    words = ("creationTimestamp", "schedulingGroup", "Pod", '"name":"p"', '"name": "p"', "waslint:", ":1", ": 1", "1,")
+    for readable in (True, False):
+        source = StoredSource("cluster://t/Pod/p", item, compact_json(item), readable)
+        assert source.text == (json.dumps(item, indent=2) if readable else compact_json(item))
+        assert source.documents[0].last_line == source.text.count("\n") + 1
+        for word in words:
+            assert source.mentions(word) is (word in source.text), word
 
 
-def test_values_are_shared_by_content_and_type() -> None:
-    sharer = ValueSharer()
-    one = sharer.share_item({"spec": {"a": {"x": 1}, "b": [True], "c": {"x": 1.0}}})
-    two = sharer.share_item({"spec": {"a": {"x": 1}, "b": [1], "c": {"x": 1}}})
-    assert one["spec"]["a"] is two["spec"]["a"] is two["spec"]["c"]
-    assert one["spec"]["b"] is not two["spec"]["b"] and one["spec"]["b"] == [True] and two["spec"]["b"] == [1]
-    assert one["spec"]["c"] is not two["spec"]["c"] and isinstance(one["spec"]["c"]["x"], float)
-    assert one["spec"] is not two["spec"]  # an object's own top-level fields are never shared
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-999, 99999), st.text('ab:, {}[]"\\1-', max_size=6))
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text("ab:, 1", max_size=4), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
 
 
-def _unique_bytes(values: list[Any]) -> int:
-    """Bytes of a set of values, each object counted once however many hold it."""
-    seen: set[int] = set()
-    total = 0
-    pending = list(values)
-    while pending:
-        value = pending.pop()
-        if id(value) in seen:
-            continue
-        seen.add(id(value))
-        total += sys.getsizeof(value)
-        if isinstance(value, dict):
-            pending.extend(value.keys())
-            pending.extend(value.values())
-        elif isinstance(value, list):
-            pending.extend(value)
-    return total
+@given(
+    value=st.dictionaries(st.text("ab:1", max_size=3), _VALUES, max_size=4),
+    word=st.text('ab:, {}[]"1-e', min_size=1, max_size=5),
+)
+def test_a_word_is_found_in_the_one_line_text_exactly_when_in_the_indented_one(
+    value: dict[str, Any], word: str
+) -> None:
+    """The audit answers the rules' word prefilters from an object's one-line JSON without
+    writing the indented text its report quotes: the answers must be the same (seeded)."""
+    source = StoredSource("cluster://t/X/x", value, compact_json(value), readable=True)
+    assert source.mentions(word) is (word in json.dumps(value, indent=2))
 
 
 def test_an_audit_of_3500_pods_keeps_a_bounded_amount_per_object(serve: Any, tmp_path: Path) -> None:
     """The bench cluster, small: 250 gangs of 8 Pods and 250 Jobs of 4 (3,000 member Pods in all)
-    and 500 plain Pods. What the collection keeps per object is bounded by what the rules read and
-    what differs between objects of one template, not by what the server sends."""
+    and 500 plain Pods. The collection keeps each object packed (a few dozen bytes), what the
+    rules read and nothing the server sent beside it."""
     from bench_cluster import build
 
     server, kubeconfig = serve(build(nodes=100, pods=3500, jobs=250), token="bench-token")
@@ -144,20 +220,15 @@ def test_an_audit_of_3500_pods_keeps_a_bounded_amount_per_object(serve: Any, tmp
     finally:
         if enabled:
             gc.enable()
-    # Indented JSON leaves a cycle of about 30 objects per call; the collection collects them
-    # page by page, so at most the last page's are left (before that: all 1,250 objects' cycles).
-    assert left_behind < 30 * 500
-    pods = [source for source in collection.sources if source.documents[0].data.get("kind") == "Pod"]
-    assert len(pods) == 3000 and collection.pods_total == 3500
-    assert len(collection.sources) == 3000 + 250 + 2 * 500  # member Pods, Jobs, Workloads and PodGroups
-    packed = sum(len(source._packed) for source in collection.sources if isinstance(source, StoredSource))
-    assert packed / len(collection.sources) < 120  # about 40 bytes an object on this cluster
-    values = _unique_bytes([source.documents[0].data for source in collection.sources])
-    assert values / len(collection.sources) < 1400  # about 1,040 bytes of values an object here
-    shared = _unique_bytes([pod.documents[0].data for pod in pods[:100]])
-    unshared = _unique_bytes([copy.deepcopy(pod.documents[0].data) for pod in pods[:100]])
-    assert shared < unshared / 2  # 100 member Pods: what they have in common, once
-    first, second = (pod.documents[0].data for pod in pods[:2])
-    assert first["spec"]["containers"] is second["spec"]["containers"]
-    assert "managedFields" not in json.dumps([pod.text for pod in pods[:10]])
+    assert left_behind < 1000
+    store = collection.store
+    assert collection.pods_total == 3500
+    assert store.count == 3000 + 250 + 2 * 500  # member Pods, Jobs, Workloads and PodGroups
+    assert store.packed_bytes() / store.count < 40  # about 15 bytes an object on this cluster
+    sources = [source for namespace in store.namespaces() for source in store.sources(namespace)]
+    pods = [source for source in sources if source.documents[0].data.get("kind") == "Pod"]
+    assert len(sources) == store.count and len(pods) == 3000
+    assert all(source.documents[0].data["metadata"].get("uid") for source in sources)
+    assert "managedFields" not in json.dumps([source.text for source in sources[:: len(sources) // 50]])
+    assert "TOKEN" not in json.dumps([pod.documents[0].data for pod in pods[:50]])  # env values never kept
     assert server.methods() == {"GET"}

@@ -209,7 +209,7 @@ def emit_report(
     color = fmt == "text" and display.output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     report = ReportInput(
         findings=findings,
-        files=len(result.reported_files),
+        files=result.file_count,
         documents=result.documents,
         target_version=str(target),
         sources=SourceTexts(result.files),

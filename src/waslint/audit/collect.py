@@ -1,6 +1,9 @@
-"""Read the objects an audit lints from a live cluster, one page at a time, into lint sources.
+"""Read the objects an audit lints from a live cluster, one page at a time, into an `ObjectStore`.
 
-Each stored object becomes a one-document source whose path is `cluster://<context>/<namespace>/<kind>/<name>`
+The store keeps each object as its compact JSON text, zlib-packed against a preset dictionary of its
+kind (about 40 bytes an object), by namespace: the audit lints one group of namespaces at a time
+(audit/run.py), so only those namespaces' objects are ever decoded at once. Each becomes a
+one-document source whose path is `cluster://<context>/<namespace>/<kind>/<name>`
 (`cluster://<context>/<kind>/<name>` when cluster-scoped), so findings and suppressions work as they
 do for files. The WAS kinds are listed in every served version (CompositePodGroup exists only in
 v1alpha3) and kept once per uid. Pods are many: only those naming a PodGroup
@@ -10,19 +13,22 @@ dropped from every pod template so a report can never quote them.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
+import sys
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
 from waslint.escape.uri import segment
 from waslint.io.loader import Document, SourceFile
 from waslint.knowledge.releases import Release, milestone
+from waslint.lint.lookups import cluster_wide
 from waslint.objects.keys import SCHEDULING
-from waslint.objects.kobject import WAS_KINDS, as_list, as_map, as_str, dig
+from waslint.objects.kobject import WAS_KINDS, as_list, as_map, as_str, dig, split_api_version
 from waslint.objects.members import controller_ref, membership
 from waslint.sources.cluster.capture import reduce_pod
 from waslint.sources.cluster.connection import Connection, RequestFailed
@@ -74,14 +80,16 @@ class Writer:
     api_version: str
 
 
-@dataclass
+@dataclass(slots=True)
 class StoredObject:
+    """A stored WAS object, for the upgrade verdict and the report's table of writers (slotted: a
+    big cluster has one per Workload and PodGroup)."""
+
     kind: str
     api_version: str
     namespace: str
     name: str
-    writers: list[Writer]
-    path: str
+    writers: tuple[Writer, ...]
 
 
 @dataclass
@@ -95,7 +103,7 @@ class Growth:
 
 @dataclass
 class Collection:
-    sources: list[SourceFile] = field(default_factory=list)
+    store: ObjectStore = field(default_factory=lambda: ObjectStore(""))  # what the audit lints
     per_version: Counter[tuple[str, str]] = field(default_factory=Counter)  # (kind, apiVersion) -> objects
     stored: list[StoredObject] = field(default_factory=list)
     listed_kinds: dict[tuple[str, str], Any] = field(default_factory=dict)  # "*" or set of namespaces
@@ -116,7 +124,7 @@ def object_path(context: str, item: Item) -> str:
     return "cluster://" + "/".join(segment(part) for part in parts if part)
 
 
-def writers_of(item: Item) -> list[Writer]:
+def writers_of(item: Item) -> tuple[Writer, ...]:
     """The apiVersions the object was last written with, per manager and by `kubectl apply`."""
     metadata = as_map(item.get("metadata"))
     found = []
@@ -134,7 +142,7 @@ def writers_of(item: Item) -> list[Writer]:
             version = None
         if version:
             found.append(Writer("last-applied annotation", version))
-    return found
+    return tuple(found)
 
 
 def _scrub_templates(value: Any) -> None:
@@ -181,97 +189,160 @@ def pod_view(pod: Item) -> Item:
 
 
 class StoredSource(SourceFile):
-    """A live object's one-document source: JSON text (so no YAML round trip), indented because a
-    report quotes it; member Pods are many, so they are written on one line (the json module's C
-    encoder only runs without indentation). The text is needed only where a finding is located or
-    quoted and for the rules' word prefilters, so it is kept compressed (about 40 bytes an object,
-    against a preset dictionary of its kind: `TextPacker`) and decompressed when read; the words
-    asked of it are remembered as two bit masks, not a map per object."""
+    """A live object's one-document source. Its text is the object's JSON, indented because a
+    report quotes it (member Pods are many, so theirs is the one-line form): the indented text is
+    built only when a finding locates or quotes the object; until then the one-line text answers
+    the rules' word prefilters (`mentions`), which find a word in both texts alike when the word
+    cannot span JSON's punctuation (`_same_in_both`)."""
 
-    def __init__(self, path: str, item: Item, packer: TextPacker, readable: bool = True) -> None:
-        text = json.dumps(item, indent=2) if readable else json.dumps(item, separators=(",", ":"))
-        self._packer = packer
-        self._key = (as_str(item.get("kind")) or "", readable)
-        self._asked = self._found = 0
-        super().__init__(path=path, text=text, is_json=True)
-        self.documents.append(Document(self, 0, item, None, 0, 1, text.count("\n") + 1))
+    _text: str | None
+
+    def __init__(self, path: str, item: Item, compact: str, readable: bool = True) -> None:
+        self._compact = compact
+        self._readable = readable
+        super().__init__(path=path, text="", is_json=True)
+        self.documents.append(StoredDocument(self, 0, item, None))
 
     @property
     def text(self) -> str:
-        return self._packer.unpack(self._key, self._packed)
+        text = self._text
+        if text is None:
+            text = self._text = json.dumps(json.loads(self._compact), indent=2) if self._readable else self._compact
+        return text
 
     @text.setter
     def text(self, value: str) -> None:
-        self._packed = self._packer.pack(self._key, value)
+        self._text = value or None
 
     def mentions(self, word: str) -> bool:
-        bit = self._packer.word_bit(word)
-        if not self._asked & bit:
-            self._asked |= bit
-            if word in self.text:
-                self._found |= bit
-        return bool(self._found & bit)
+        return word in (self._compact if _same_in_both(word) else self.text)
+
+
+class StoredDocument(Document):
+    """The one document of a StoredSource: its last line is counted in the text only if asked for
+    (nothing does in an audit: JSON holds no suppression comment), so the text is not written."""
+
+    __slots__ = ()
+
+    @property
+    def last_line(self) -> int:
+        return self.file.text.count("\n") + 1
+
+    @last_line.setter
+    def last_line(self, _value: int) -> None:
+        pass
+
+
+def compact_json(item: Item) -> str:
+    """The one-line JSON of an object (the json module's C encoder: it runs only without indent)."""
+    return json.dumps(item, separators=(",", ":"))
+
+
+@functools.lru_cache(maxsize=256)
+def _same_in_both(word: str) -> bool:
+    """Whether `word` occurs in an object's indented JSON exactly when it occurs in its one-line
+    JSON. The two differ only in white space after a structural `:` or `,` (and around brackets):
+    a word without white space, quotes, brackets or commas lies within one token there, and tokens
+    are written alike; a colon in it is a structural one only right after a key's closing quote."""
+    if not word or any(char in word for char in ' \t\n\r",[]{}'):
+        return False
+    return word[0] != ":"
 
 
 class TextPacker:
-    """zlib with a preset dictionary per kind and layout: the first text of each is the dictionary
-    of the others (the objects of one kind share most of their keys and many values)."""
+    """zlib with a preset dictionary per list: the first object's text (the objects of one kind
+    share most of their keys and many values)."""
 
     def __init__(self) -> None:
-        self._dictionaries: dict[tuple[str, bool], bytes] = {}
-        self._words: dict[str, int] = {}
+        self._dictionaries: dict[Hashable, bytes] = {}
 
-    def pack(self, key: tuple[str, bool], text: str) -> bytes:
+    def pack(self, key: Hashable, text: str) -> bytes:
         data = text.encode()
-        dictionary = self._dictionaries.setdefault(key, data)
+        dictionary = self._dictionaries.setdefault(key, data[:ZDICT_BYTES])
         packer = zlib.compressobj(zdict=dictionary)
         return packer.compress(data) + packer.flush()
 
-    def unpack(self, key: tuple[str, bool], packed: bytes) -> str:
+    def unpack(self, key: Hashable, packed: bytes) -> str:
         return zlib.decompressobj(zdict=self._dictionaries[key]).decompress(packed).decode()
 
-    def word_bit(self, word: str) -> int:
-        """The bit of a word in StoredSource.mentions' masks (the rules ask a few dozen words)."""
-        return self._words.setdefault(word, 1 << len(self._words))
+
+ZDICT_BYTES = 32 * 1024  # zlib's window: a longer dictionary is cut to its end
+CHUNK_OBJECTS = 64  # objects packed together (a list's objects come in namespace order)
+# One list of the store: the objects of one apiVersion and kind, written indented (readable) or not.
+ListKey = tuple[str, str, bool]
 
 
-class ValueSharer:
-    """One instance of each distinct string, list and map below an object's top-level fields. The
-    objects of one template (the Pods of a Job, the Jobs of a CronJob) differ in a few fields:
-    their containers, tolerations, labels and owner references are then held once. The audit never
-    writes to a stored object's values, so sharing them is safe; equality includes the type of each
-    scalar (true is not 1)."""
+class ObjectStore:
+    """The objects an audit lints, by namespace ("" for cluster-scoped objects) and, within one,
+    by list in the order they were read: what an object holds is decoded again only when its
+    namespace is linted. Consecutive objects of one list and namespace (a list comes in namespace
+    order) are packed together, up to `CHUNK_OBJECTS`, as lines of one-line JSON (`TextPacker`:
+    about 20 bytes an object for the Pods of Jobs), so the store holds one chunk's text unpacked
+    at a time.
 
-    def __init__(self) -> None:
-        self._memo: dict[Any, Any] = {}
+    The namespaced objects of a cluster never refer to another namespace's (a PodGroup names a
+    Workload, a Pod its PodGroup, a claim its template in its own namespace) but for the gate
+    sources (lint/lookups.py `cluster_wide`), so a group of whole namespaces, with every
+    cluster-scoped and cluster-wide object, lints as the whole cluster does (audit/run.py)."""
 
-    def share_item(self, item: Item) -> Item:
-        for value in item.values():
-            if isinstance(value, dict):  # metadata, spec, status: each object's own
-                for key, child in value.items():
-                    value[key] = self._share(child)
-        return item
+    def __init__(self, context: str) -> None:
+        self.context = context
+        self._packer = TextPacker()
+        self._lists: dict[ListKey, int] = {}  # the lists in reading order
+        self._chunks: dict[str, dict[ListKey, list[bytes]]] = {}  # by namespace, "" cluster-wide
+        self._counts: dict[str, int] = {}  # by namespace, "" cluster-scoped
+        self._open: tuple[str, ListKey] = ("", ("", "", False))
+        self._pending: list[str] = []
 
-    def _share(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self._memo.setdefault(value, value)
-        if isinstance(value, dict):
-            for key, child in value.items():
-                value[key] = self._share(child)
-            parts = (part for key, child in value.items() for part in (key, *_part(child)))
-            identity: tuple[Any, ...] = ("map", *parts)
-        elif isinstance(value, list):
-            for position, child in enumerate(value):
-                value[position] = self._share(child)
-            identity = ("list", *(part for child in value for part in _part(child)))
-        else:
-            return value
-        return self._memo.setdefault(identity, value)
+    def add(self, item: Item, readable: bool) -> None:
+        api_version, kind = as_str(item.get("apiVersion")) or "", as_str(item.get("kind")) or ""
+        key = (api_version, kind, readable)
+        namespace = as_str(dig(item, "metadata", "namespace")) or ""
+        compact = compact_json(item)
+        bucket = "" if cluster_wide(split_api_version(api_version)[0], kind, compact) else namespace
+        if (bucket, key) != self._open or len(self._pending) >= CHUNK_OBJECTS:
+            self._flush()
+            self._open = (bucket, key)
+            self._lists.setdefault(key, len(self._lists))
+        self._pending.append(compact)
+        self._counts[namespace] = self._counts.get(namespace, 0) + 1
 
+    def _flush(self) -> None:
+        if self._pending:
+            namespace, key = self._open
+            packed = self._packer.pack(key, "\n".join(self._pending))  # one-line JSON holds no newline
+            self._chunks.setdefault(namespace, {}).setdefault(key, []).append(packed)
+            self._pending = []
 
-def _part(value: Any) -> tuple[Any, Any]:
-    """How a shared value stands in its parent's identity: containers by their (shared) instance."""
-    return (type(value), id(value) if isinstance(value, (dict, list)) else value)
+    @property
+    def count(self) -> int:
+        return sum(self._counts.values())
+
+    def namespaces(self) -> list[str]:
+        """The namespaces that hold objects (cluster-wide ones included), in order."""
+        return sorted(namespace for namespace in self._counts if namespace)
+
+    def size(self, namespace: str) -> int:
+        """The number of objects of one namespace."""
+        return self._counts.get(namespace, 0)
+
+    def packed_bytes(self) -> int:
+        self._flush()
+        return sum(len(chunk) for lists in self._chunks.values() for chunks in lists.values() for chunk in chunks)
+
+    def sources(self, namespace: str) -> list[SourceFile]:
+        """The objects of one namespace, in reading order, as lint sources; "": the cluster-scoped
+        objects and the cluster-wide ones of any namespace (lint/lookups.py `cluster_wide`),
+        which are not among their namespace's."""
+        self._flush()
+        lists = self._chunks.get(namespace, {})
+        found: list[SourceFile] = []
+        for key in sorted(lists, key=self._lists.__getitem__):
+            for chunk in lists[key]:
+                for compact in self._packer.unpack(key, chunk).split("\n"):
+                    item = json.loads(compact)
+                    found.append(StoredSource(object_path(self.context, item), item, compact, key[2]))
+        return found
 
 
 def _job_is_managed(job: Item, target: Release) -> bool:
@@ -314,14 +385,10 @@ class Collector:
         self.page_size = page_size
         self.target = target
         self.progress = progress
-        self.result = Collection()
+        self.result = Collection(store=ObjectStore(connection.context))
         self._uids: set[str] = set()
-        self._packer = TextPacker()
-        self._sharer = ValueSharer()
 
     def run(self) -> Collection:
-        # What is kept lives until the run ends: the cyclic collector would only rescan it, page
-        # after page.
         enabled = gc.isenabled()
         gc.disable()
         try:
@@ -333,6 +400,7 @@ class Collector:
     def _run(self) -> Collection:
         self._nodes()
         for wanted in WANTED:
+            self._uids = set()  # a uid is looked for among the versions of one resource only
             served = self.discovery.find(wanted.group, wanted.plural)
             for resource in served if wanted.every_version else served[:1]:
                 self._list(resource)
@@ -354,10 +422,8 @@ class Collector:
                 self.result.objects_read += 1
                 if count % self.page_size == 0:
                     self.progress(f"reading {label}: {count}")
-                    # The cyclic collector is paused, but indented JSON (the json module's Python
-                    # encoder, a cycle of closures per call) leaves cycles behind: about 1.5 KB
-                    # an object, 40 MB at 30,000 objects. The young generation holds only this
-                    # page's objects, so collecting it is cheap.
+                    # The cyclic collector is paused (the store holds bytes, which it never
+                    # scans); whatever cycles a page left behind are in the young generation.
                     gc.collect(0)
         except RequestFailed as failure:
             self.result.warnings.append(f"{label} not read: {failure}")
@@ -411,12 +477,11 @@ class Collector:
             metadata = as_map(item.get("metadata"))
             self.result.stored.append(
                 StoredObject(
-                    kind,
-                    api_version,
-                    str(metadata.get("namespace", "")),
+                    sys.intern(kind),
+                    sys.intern(api_version),
+                    sys.intern(str(metadata.get("namespace", ""))),
                     str(metadata.get("name", "")),
                     writers_of(item),
-                    object_path(self.connection.context, item),
                 )
             )
         if kind == "Job" and api_version == "batch/v1" and _job_is_managed(item, self.target):
@@ -430,5 +495,4 @@ class Collector:
         self._add(lint_view(item))
 
     def _add(self, item: Item, readable: bool = True) -> None:
-        path = object_path(self.connection.context, item)
-        self.result.sources.append(StoredSource(path, self._sharer.share_item(item), self._packer, readable))
+        self.result.store.add(item, readable)

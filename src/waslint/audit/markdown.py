@@ -111,7 +111,7 @@ def _findings(result: AuditResult) -> list[str]:
     by = counts(findings)  # error, warning, info: most severe first
     lines.append(
         f"{plural(by['error'], 'error')}, {plural(by['warning'], 'warning')}, {by['info']} info"
-        f" in {plural(len(result.lint.files), 'object')}."
+        f" in {plural(result.lint.file_count, 'object')}."
     )
     lines.append("")
     ordered = sorted(findings, key=lambda f: -f.severity)  # stable: path order within a severity
@@ -126,7 +126,7 @@ def render_markdown(result: AuditResult, now: datetime.datetime | None = None) -
         f" ({markdown.cell(result.server_version or 'unknown version')}), target {result.target}",
         "",
         f"Server {markdown.cell(result.server)}, read {when}: {result.collection.objects_read} objects read,"
-        f" {len(result.collection.sources)} linted, GET requests only.",
+        f" {result.collection.store.count} linted, GET requests only.",
         "",
     ]
     sections = [_verdict(result), _served(result), _gates(result), _objects(result), _growth(result), _findings(result)]

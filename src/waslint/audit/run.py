@@ -12,18 +12,19 @@ import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from waslint.audit.collect import AUDITED_GROUPS, Collection, Collector, StoredObject
+from waslint.audit.collect import AUDITED_GROUPS, Collection, Collector, ObjectStore, StoredObject
 from waslint.audit.gates import DEFAULT_KUBELETS, GateReading, inventory, inventory_yaml, read_gates
 from waslint.audit.openapi import Validator, live_schemas
+from waslint.findings import Finding
 from waslint.io.config import Config
-from waslint.io.loader import parse_bytes
+from waslint.io.loader import SourceFile, parse_bytes
 from waslint.knowledge.lifecycle import api_lifecycle, preferred_entry
 from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text
 from waslint.lint.context import RuntimeInputs
 from waslint.lint.engine import LintResult, lint_sources
 from waslint.lint.options import LintOptions
 from waslint.objects.keys import SCHEDULING
-from waslint.objects.kobject import split_api_version
+from waslint.objects.kobject import as_str, dig, split_api_version
 from waslint.sources.cluster.connection import Connection
 from waslint.sources.cluster.discovery import Discovery, discover
 from waslint.sources.cluster.lists import DEFAULT_PAGE_SIZE
@@ -105,6 +106,114 @@ def verdict(discovery: Discovery, stored: list[StoredObject], release: Release |
     return lines
 
 
+SHARD_OBJECTS = 5_000  # namespaces are linted together until a group holds this many objects
+
+
+def shards(store: ObjectStore, size: int = SHARD_OBJECTS) -> list[list[str]]:
+    """The namespaces in groups of about `size` objects (a namespace is never split)."""
+    groups: list[list[str]] = [[]]
+    held = 0
+    for namespace in store.namespaces():
+        if groups[-1] and held + store.size(namespace) > size:
+            groups.append([])
+            held = 0
+        groups[-1].append(namespace)
+        held += store.size(namespace)
+    return [group for group in groups if group]
+
+
+def lint_store(
+    store: ObjectStore,
+    options: LintOptions,
+    config: Config,
+    progress: Callable[[str], None] = lambda _message: None,
+    size: int = SHARD_OBJECTS,
+) -> LintResult:
+    """Lint the stored objects as one cluster, a group of namespaces at a time: each group with
+    every cluster-scoped and cluster-wide object (the queues, priority classes and flavors every
+    namespace's objects may name; the gate sources), so the findings are the whole cluster's
+    (ObjectStore) while memory holds one group's objects, not the cluster's. A first run over the
+    cluster-scoped and cluster-wide objects alone gives the findings on cluster-scoped objects and
+    on no object (the gates read from the cluster); each group keeps the findings on its own
+    namespaces' objects. The summary counts every object; the result holds the sources that
+    findings point at (a report quotes them)."""
+    shared = store.sources("")
+    namespace_of = {source.path: namespace for source in shared if (namespace := _namespace(source))}
+    run = _GroupRun(store, shared, namespace_of, options, config)
+    groups = shards(store, size)
+    gc.freeze()  # what lives through every group: the collector need not rescan it after each
+    try:
+        for number, group in enumerate([[], *groups]):
+            run.lint(group)
+            progress(f"lint: {number + 1} of {len(groups) + 1} groups of namespaces")
+    finally:
+        gc.unfreeze()
+    run.findings.sort(key=Finding.sort_key)
+    return LintResult(run.findings, list(run.quoted.values()), run.internal, objects=store.count)
+
+
+def _namespace(source: SourceFile) -> str:
+    return as_str(dig(source.documents[0].data, "metadata", "namespace")) or ""
+
+
+class _GroupRun:
+    """The lint of one group of namespaces after another, and what they found."""
+
+    def __init__(
+        self,
+        store: ObjectStore,
+        shared: list[SourceFile],
+        namespace_of: dict[str, str],
+        options: LintOptions,
+        config: Config,
+    ) -> None:
+        self.store = store
+        self.shared = shared
+        self.namespace_of = namespace_of  # the cluster-wide objects of a namespace: path -> namespace
+        self.options = options
+        self.config = config
+        self.findings: list[Finding] = []
+        self.internal: list[str] = []
+        self.quoted: dict[str, SourceFile] = {}
+
+    def lint(self, group: list[str]) -> None:
+        """Lint one group (none: the shared objects alone), keep the findings on its own
+        objects, then drop what it held."""
+        own = [source for namespace in group for source in self.store.sources(namespace)]
+        if group:
+            namespaces = set(group)
+            mine = {source.path for source in own}
+            mine.update(path for path, namespace in self.namespace_of.items() if namespace in namespaces)
+        enabled = gc.isenabled()
+        gc.disable()  # what one group holds is freed whole when it is done
+        try:
+            result = lint_sources(self.shared + own, self.options, self.config)
+        finally:
+            if enabled:
+                gc.enable()
+        if group:
+            kept = [finding for finding in result.findings if finding.path in mine]
+        else:
+            kept = [finding for finding in result.findings if finding.path not in self.namespace_of]
+        self.findings.extend(kept)
+        self.internal.extend(message for message in result.internal_errors if message not in self.internal)
+        self.quoted.update((f.path, source) for f in kept if (source := _source_of(f)) is not None)
+        # Break the cycles of what the group held (a source and its document, an object and the
+        # readings it memoises, which point back at it), so it is freed as its last reference
+        # goes instead of by a scan of everything the group allocated.
+        if result.context is not None:
+            for obj in result.context.index.objects:
+                obj.forget()
+        for source in own:
+            if source.path not in self.quoted:
+                source.documents = []
+        gc.collect()
+
+
+def _source_of(finding: Finding) -> SourceFile | None:
+    return finding.doc.file if finding.doc is not None else None
+
+
 def run_audit(
     connection: Connection,
     options: LintOptions,
@@ -130,12 +239,7 @@ def run_audit(
         schemas, schema_problems = live_schemas(connection, discovery)
         discovery.problems.extend(schema_problems)
     options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds, schemas)
-    progress("lint")
-    gc.freeze()  # the sources live until the run ends: the collector need not rescan them
-    try:
-        result = lint_sources(collection.sources, options, config)
-    finally:
-        gc.unfreeze()
+    result = lint_store(collection.store, options, config, progress)
     for finding in result.findings:
         finding.fixable = False  # `waslint fix` rewrites manifests, never a live object
     return AuditResult(

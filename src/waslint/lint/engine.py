@@ -40,14 +40,24 @@ class LintResult:
     notes: list[str] = field(default_factory=list)  # said once (stderr, JSON summary): roots not rendered...
     # --lookup, --changed-since: the files reported on (the others were read for lookups only)
     reported: list[SourceFile] | None = None
+    # An audit: the objects linted, each a one-document source; `files` holds only those that
+    # findings point at (audit/run.py lints a cluster a group of namespaces at a time)
+    objects: int | None = None
 
     @property
     def reported_files(self) -> list[SourceFile]:
-        """What the summary counts: the files the findings may come from."""
+        """The files the findings may come from."""
         return self.files if self.reported is None else self.reported
 
     @property
+    def file_count(self) -> int:
+        """What the summary counts as files (an audit: objects)."""
+        return len(self.reported_files) if self.objects is None else self.objects
+
+    @property
     def documents(self) -> int:
+        if self.objects is not None:
+            return self.objects
         return sum(len(source.documents) + len(source.problems) for source in self.reported_files)
 
 

@@ -73,6 +73,11 @@ class KObject:
             self._memo = {}
         return self._memo
 
+    def forget(self) -> None:
+        """Drop the readings made once (they are made again if asked for): they point back at the
+        object, so without this only the cyclic collector frees it."""
+        self._memo = None
+
     @property
     def fields(self) -> FieldNames:
         """How the object's apiVersion spells the renamed group fields (`policy` in v1alpha1)."""
