@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import gc
 import json
-import sys
 import zlib
 from collections import Counter
 from collections.abc import Callable, Hashable
@@ -82,8 +81,7 @@ class Writer:
 
 @dataclass(slots=True)
 class StoredObject:
-    """A stored WAS object, for the upgrade verdict and the report's table of writers (slotted: a
-    big cluster has one per Workload and PodGroup)."""
+    """A stored WAS object that records the apiVersions it was written with (the report's table)."""
 
     kind: str
     api_version: str
@@ -105,7 +103,9 @@ class Growth:
 class Collection:
     store: ObjectStore = field(default_factory=lambda: ObjectStore(""))  # what the audit lints
     per_version: Counter[tuple[str, str]] = field(default_factory=Counter)  # (kind, apiVersion) -> objects
-    stored: list[StoredObject] = field(default_factory=list)
+    # The stored WAS objects, each once (not per served version): (kind, apiVersion) -> objects
+    was_objects: Counter[tuple[str, str]] = field(default_factory=Counter)
+    written: list[StoredObject] = field(default_factory=list)  # those that record their writers
     listed_kinds: dict[tuple[str, str], Any] = field(default_factory=dict)  # "*" or set of namespaces
     warnings: list[str] = field(default_factory=list)
     pods_total: int = 0
@@ -474,16 +474,12 @@ class Collector:
                 return  # the same stored object, served in another version
             self._uids.add(uid)
         if kind in WAS_KINDS and api_version.startswith(SCHEDULING + "/"):
-            metadata = as_map(item.get("metadata"))
-            self.result.stored.append(
-                StoredObject(
-                    sys.intern(kind),
-                    sys.intern(api_version),
-                    sys.intern(str(metadata.get("namespace", ""))),
-                    str(metadata.get("name", "")),
-                    writers_of(item),
-                )
-            )
+            self.result.was_objects[(kind, api_version)] += 1
+            writers = writers_of(item)
+            if writers:
+                metadata = as_map(item.get("metadata"))
+                namespace, name = str(metadata.get("namespace", "")), str(metadata.get("name", ""))
+                self.result.written.append(StoredObject(kind, api_version, namespace, name, writers))
         if kind == "Job" and api_version == "batch/v1" and _job_is_managed(item, self.target):
             owner = controller_ref(as_map(item.get("metadata")))
             if owner is None:

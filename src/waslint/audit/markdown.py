@@ -79,7 +79,7 @@ def _objects(result: AuditResult) -> list[str]:
     lines = ["## Stored objects", ""]
     counts = sorted(result.collection.per_version.items())
     lines += _table(["kind", "apiVersion", "objects"], [[kind, version, str(n)] for (kind, version), n in counts])
-    written = [(obj, writer) for obj in result.collection.stored for writer in obj.writers]
+    written = [(obj, writer) for obj in result.collection.written for writer in obj.writers]
     if written:
         lines += ["", "Last written as (from `metadata.managedFields` and the last-applied annotation):", ""]
         rows = [

@@ -9,10 +9,11 @@ versions stand in the way of `--target-version`.
 from __future__ import annotations
 
 import gc
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from waslint.audit.collect import AUDITED_GROUPS, Collection, Collector, ObjectStore, StoredObject
+from waslint.audit.collect import AUDITED_GROUPS, Collection, Collector, ObjectStore
 from waslint.audit.gates import DEFAULT_KUBELETS, GateReading, inventory, inventory_yaml, read_gates
 from waslint.audit.openapi import Validator, live_schemas
 from waslint.findings import Finding
@@ -69,16 +70,19 @@ def served_was_versions(discovery: Discovery) -> list[str]:
     return sorted({r.version for r in discovery.resources if r.group == SCHEDULING and r.plural in kinds})
 
 
-def verdict(discovery: Discovery, stored: list[StoredObject], release: Release | None, target: Release) -> list[str]:
-    """What must change on the cluster before it runs `target` (or to use WAS on it at all)."""
+def verdict(
+    discovery: Discovery, was_objects: Counter[tuple[str, str]], release: Release | None, target: Release
+) -> list[str]:
+    """What must change on the cluster before it runs `target` (or to use WAS on it at all);
+    `was_objects`: the stored WAS objects, (kind, apiVersion) -> how many."""
     lines: list[str] = []
     lifecycle = [entry for entry in api_lifecycle() if entry.group == SCHEDULING]
     unserved: dict[str, int] = {}
-    for obj in stored:
-        _, version = split_api_version(obj.api_version)
-        entries = [e for e in lifecycle if e.version == version and e.kind == obj.kind]
+    for (kind, api_version), count in was_objects.items():
+        _, version = split_api_version(api_version)
+        entries = [e for e in lifecycle if e.version == version and e.kind == kind]
         if entries and not entries[0].served_in(target):
-            unserved[f"{obj.kind} {obj.api_version}"] = unserved.get(f"{obj.kind} {obj.api_version}", 0) + 1
+            unserved[f"{kind} {api_version}"] = unserved.get(f"{kind} {api_version}", 0) + count
     for what, count in sorted(unserved.items()):
         lines.append(
             f"{count} stored {what} object(s): {target} does not serve this version and there is no conversion;"
@@ -86,12 +90,12 @@ def verdict(discovery: Discovery, stored: list[StoredObject], release: Release |
             " rewrites the exported manifests)"
         )
     needed = {"Workload", "PodGroup"} | (
-        {"CompositePodGroup"} if any(o.kind == "CompositePodGroup" for o in stored) else set()
+        {"CompositePodGroup"} if any(kind == "CompositePodGroup" for kind, _ in was_objects) else set()
     )
     target_versions = sorted({entry.version for kind in needed if (entry := preferred_entry(SCHEDULING, kind, target))})
     served = served_was_versions(discovery)
     upgrading = release is not None and target > release
-    for version in target_versions if stored else ():
+    for version in target_versions if was_objects else ():
         if version in served:
             continue
         when = "after the upgrade" if upgrading else "now"
@@ -106,7 +110,7 @@ def verdict(discovery: Discovery, stored: list[StoredObject], release: Release |
     return lines
 
 
-SHARD_OBJECTS = 5_000  # namespaces are linted together until a group holds this many objects
+SHARD_OBJECTS = 2_000  # namespaces are linted together until a group holds this many objects
 
 
 def shards(store: ObjectStore, size: int = SHARD_OBJECTS) -> list[list[str]]:
@@ -254,5 +258,5 @@ def run_audit(
         gate_inventory=gate_inventory,
         lint=result,
         live_schemas=sorted(f"{api_version} {kind}" for api_version, kind in schemas),
-        verdict=verdict(discovery, collection.stored, release, options.target),
+        verdict=verdict(discovery, collection.was_objects, release, options.target),
     )
