@@ -10,6 +10,10 @@ memory grow linearly with the cluster.
 
     python bench/bench_cluster.py                       # 5,000:50,000:10,000 and 10,000:100,000:20,000, pages of 500
     python bench/bench_cluster.py --sizes 10000:100000:20000 --pages 500,2000 --json bench/out/cluster.json
+    python bench/bench_cluster.py --sizes 10000:100000:20000 --namespaces 1   # the audit's worst case
+
+The objects are spread over 50 namespaces (`--namespaces`): the audit lints a group of whole
+namespaces at a time, so its memory follows the largest namespace, not the cluster.
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ from clusters import CORE, wg  # noqa: E402
 GANGS = 250
 GANG_SIZE = 8
 JOB_SIZE = 4
+NAMESPACES = 50  # --namespaces: the objects are spread over team-00, team-01, ...
+
+
+def _namespace(index: int) -> str:
+    return f"team-{index % NAMESPACES:02d}"
 
 
 def _node(index: int) -> dict[str, Any]:
@@ -80,7 +89,7 @@ def _pod(index: int, nodes: int, group: str | None = None) -> dict[str, Any]:
         "kind": "Pod",
         "metadata": {
             "name": f"pod-{index:06d}",
-            "namespace": f"team-{index % 50:02d}",
+            "namespace": _namespace(index),
             "uid": f"pod-uid-{index}",
             "labels": {"app": "bench"},
             "creationTimestamp": "2026-01-01T00:00:00Z",
@@ -108,7 +117,7 @@ MANAGED = [  # what every stored object carries; the audit drops it, the server 
 
 def _job(index: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """A 1.37 Job with a gang of JOB_SIZE, and the Workload and PodGroup its controller made."""
-    name, namespace = f"job-{index:06d}", f"team-{index % 50:02d}"
+    name, namespace = f"job-{index:06d}", _namespace(index)
     job_uid, workload_uid = f"job-uid-{index}", f"job-wl-uid-{index}"
     policy = {"gang": {"minCount": JOB_SIZE}}
     job = {
@@ -165,7 +174,7 @@ def _job_pod(member: int, job: dict[str, Any], nodes: int) -> dict[str, Any]:
 
 
 def _gang(cluster: FakeCluster, resource: dict[str, ResourceType], gang: int) -> tuple[str, str]:
-    namespace, name = f"team-{gang % 50:02d}", f"gang-{gang:04d}"
+    namespace, name = _namespace(gang), f"gang-{gang:04d}"
     policy = {"gang": {"minCount": GANG_SIZE}}
     cluster.add(
         resource["workloads"],
@@ -256,13 +265,16 @@ def run_child(args: list[str], output: Path | None = None) -> tuple[float, float
 
 
 def main() -> None:
+    global NAMESPACES
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="5000:50000:10000,10000:100000:20000", help="NODES:PODS:JOBS,...")
     parser.add_argument("--pages", default="500", help="page sizes")
     parser.add_argument("--commands", default="capture,audit", help="which of capture and audit to run")
     parser.add_argument("--json", help="write the measurements there")
     parser.add_argument("--reports", help="keep each audit's JSON report in this folder")
+    parser.add_argument("--namespaces", type=int, default=50, help="how many namespaces hold the objects")
     options = parser.parse_args()
+    NAMESPACES = options.namespaces
     rows = []
     workdir = Path(tempfile.mkdtemp(prefix="waslint-bench-"))
     reports = Path(options.reports) if options.reports else None
@@ -291,6 +303,7 @@ def main() -> None:
                             "nodes": nodes,
                             "pods": pods,
                             "jobs": jobs,
+                            "namespaces": NAMESPACES,
                             "objects": objects,
                             "page_size": page,
                             "seconds": round(seconds, 2),
@@ -301,7 +314,8 @@ def main() -> None:
                         }
                     )
                     print(
-                        f"{command:8} {nodes:>6,} nodes {pods:>8,} pods {jobs:>7,} jobs ({objects:,} objects)"
+                        f"{command:8} {nodes:>6,} nodes {pods:>8,} pods {jobs:>7,} jobs {NAMESPACES:>3} ns"
+                        f" ({objects:,} objects)"
                         f"  page {page:>5}  {seconds:6.1f} s ({cpu:5.1f} s cpu)  {objects / seconds:>8,.0f} objects/s"
                         f"  peak RSS {rss:6.1f} MB  exit {status}",
                         flush=True,

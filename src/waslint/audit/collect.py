@@ -330,19 +330,64 @@ class ObjectStore:
         self._flush()
         return sum(len(chunk) for lists in self._chunks.values() for chunks in lists.values() for chunk in chunks)
 
-    def sources(self, namespace: str) -> list[SourceFile]:
+    def sources(self, namespace: str, share: bool = False) -> list[SourceFile]:
         """The objects of one namespace, in reading order, as lint sources; "": the cluster-scoped
         objects and the cluster-wide ones of any namespace (lint/lookups.py `cluster_wide`),
-        which are not among their namespace's."""
+        which are not among their namespace's. `share`: equal values are held once across the
+        objects (`ValueSharer`), for a namespace too large to be linted in a small group."""
         self._flush()
+        sharer = ValueSharer() if share else None
         lists = self._chunks.get(namespace, {})
         found: list[SourceFile] = []
         for key in sorted(lists, key=self._lists.__getitem__):
             for chunk in lists[key]:
-                for compact in self._packer.unpack(key, chunk).split("\n"):
-                    item = json.loads(compact)
+                texts = self._packer.unpack(key, chunk).split("\n")
+                # one decode a chunk: the decoder holds each key string once per call
+                items = json.loads("[" + ",".join(texts) + "]")
+                for compact, item in zip(texts, items, strict=True):
+                    if sharer is not None:
+                        sharer.share_item(item)
                     found.append(StoredSource(object_path(self.context, item), item, compact, key[2]))
         return found
+
+
+class ValueSharer:
+    """One instance of each distinct string, list and map below an object's top-level fields. The
+    objects of one template (the Pods of a Job, the Jobs of a CronJob) differ in a few fields:
+    their containers, tolerations, labels and owner references are then held once. The audit never
+    writes to a stored object's values, so sharing them is safe; equality includes the type of each
+    scalar (true is not 1)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[Any, Any] = {}
+
+    def share_item(self, item: Item) -> Item:
+        for value in item.values():
+            if isinstance(value, dict):  # metadata, spec, status: each object's own
+                for key, child in value.items():
+                    value[key] = self._share(child)
+        return item
+
+    def _share(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._memo.setdefault(value, value)
+        if isinstance(value, dict):
+            for key, child in value.items():
+                value[key] = self._share(child)
+            parts = (part for key, child in value.items() for part in (key, *_part(child)))
+            identity: tuple[Any, ...] = ("map", *parts)
+        elif isinstance(value, list):
+            for position, child in enumerate(value):
+                value[position] = self._share(child)
+            identity = ("list", *(part for child in value for part in _part(child)))
+        else:
+            return value
+        return self._memo.setdefault(identity, value)
+
+
+def _part(value: Any) -> tuple[Any, Any]:
+    """How a shared value stands in its parent's identity: containers by their (shared) instance."""
+    return (type(value), id(value) if isinstance(value, (dict, list)) else value)
 
 
 def _job_is_managed(job: Item, target: Release) -> bool:

@@ -110,7 +110,9 @@ def verdict(
     return lines
 
 
-SHARD_OBJECTS = 2_000  # namespaces are linted together until a group holds this many objects
+# Namespaces are linted together until a group would hold more objects than this; a namespace
+# that alone holds more is linted alone, its equal values held once (ObjectStore.sources share).
+SHARD_OBJECTS = 5_000
 
 
 def shards(store: ObjectStore, size: int = SHARD_OBJECTS) -> list[list[str]]:
@@ -143,7 +145,7 @@ def lint_store(
     findings point at (a report quotes them)."""
     shared = store.sources("")
     namespace_of = {source.path: namespace for source in shared if (namespace := _namespace(source))}
-    run = _GroupRun(store, shared, namespace_of, options, config)
+    run = _GroupRun(store, shared, namespace_of, options, config, size)
     groups = shards(store, size)
     gc.freeze()  # what lives through every group: the collector need not rescan it after each
     try:
@@ -170,8 +172,10 @@ class _GroupRun:
         namespace_of: dict[str, str],
         options: LintOptions,
         config: Config,
+        size: int,
     ) -> None:
         self.store = store
+        self.size = size
         self.shared = shared
         self.namespace_of = namespace_of  # the cluster-wide objects of a namespace: path -> namespace
         self.options = options
@@ -183,7 +187,8 @@ class _GroupRun:
     def lint(self, group: list[str]) -> None:
         """Lint one group (none: the shared objects alone), keep the findings on its own
         objects, then drop what it held."""
-        own = [source for namespace in group for source in self.store.sources(namespace)]
+        share = sum(self.store.size(namespace) for namespace in group) > self.size
+        own = [source for namespace in group for source in self.store.sources(namespace, share)]
         if group:
             namespaces = set(group)
             mine = {source.path for source in own}
