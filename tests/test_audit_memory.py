@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import CORPUS, FIXTURES, lint_options
-from waslint.audit.collect import Collector, ObjectStore, StoredSource, compact_json, object_path
+from waslint.audit.collect import Collector, ObjectStore, StoredSource, ValueSharer, compact_json, object_path
 from waslint.audit.run import lint_store, release_of, shards
 from waslint.findings import Finding
 from waslint.io.config import Config
@@ -134,6 +134,29 @@ def test_groups_hold_whole_namespaces_of_about_the_given_size() -> None:
     assert [source.path for source in store.sources("")] == ["cluster://t/PriorityClass/high"]
     assert [source.path for source in store.sources("b")] == ["cluster://t/b/Pod/p0"]
     assert store.count == 11
+
+
+def test_values_are_shared_by_content_and_type() -> None:
+    sharer = ValueSharer()
+    one = sharer.share_item({"spec": {"a": {"x": 1}, "b": [True], "c": {"x": 1.0}}})
+    two = sharer.share_item({"spec": {"a": {"x": 1}, "b": [1], "c": {"x": 1}}})
+    assert one["spec"]["a"] is two["spec"]["a"] is two["spec"]["c"]
+    assert one["spec"]["b"] is not two["spec"]["b"] and one["spec"]["b"] == [True] and two["spec"]["b"] == [1]
+    assert one["spec"]["c"] is not two["spec"]["c"] and isinstance(one["spec"]["c"]["x"], float)
+    assert one["spec"] is not two["spec"]  # an object's own top-level fields are never shared
+
+
+def test_a_namespace_too_large_for_a_group_holds_equal_values_once() -> None:
+    store = ObjectStore("t")
+    container = {"name": "app", "image": "registry.example/app:1", "resources": {"requests": {"cpu": "1"}}}
+    for number in range(3):
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{number}", "namespace": "big"}}
+        store.add({**pod, "spec": {"containers": [dict(container)]}}, False)
+    shared = [source.documents[0].data for source in store.sources("big", share=True)]
+    plain = [source.documents[0].data for source in store.sources("big")]
+    assert shared == plain
+    assert shared[0]["spec"]["containers"] is shared[2]["spec"]["containers"]
+    assert plain[0]["spec"]["containers"] is not plain[2]["spec"]["containers"]
 
 
 def test_a_group_is_freed_as_its_last_reference_goes() -> None:
