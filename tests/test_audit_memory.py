@@ -18,7 +18,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import CORPUS, FIXTURES, lint_options
-from waslint.audit.collect import Collector, ObjectStore, StoredSource, ValueSharer, compact_json, object_path
+from waslint.audit.collect import (
+    NO_NAMESPACE,
+    Collector,
+    ObjectStore,
+    StoredSource,
+    ValueSharer,
+    compact_json,
+    object_path,
+)
 from waslint.audit.run import lint_store, release_of, shards
 from waslint.findings import Finding
 from waslint.io.config import Config
@@ -71,6 +79,12 @@ def _list_of(item: dict[str, Any]) -> tuple[Any, ...]:
     return (item.get("apiVersion"), item.get("kind"), item.get("kind") != "Pod")
 
 
+def _keep(store: ObjectStore, item: dict[str, Any], readable: bool) -> None:
+    """As the collection keeps it: an object that names no namespace is of a cluster-scoped resource."""
+    metadata = item.get("metadata")
+    store.add(item, readable, namespaced=isinstance(metadata, dict) and "namespace" in metadata)
+
+
 def _plain(path: str, item: dict[str, Any], readable: bool) -> SourceFile:
     """The source the audit built before: the object's JSON text and its parsed values, kept whole."""
     text = json.dumps(item, indent=2) if readable else compact_json(item)
@@ -83,9 +97,12 @@ def _shape(findings: list[Finding]) -> list[tuple[object, ...]]:
     return [(f.code, f.severity, f.message, f.path, f.span, f.object_id, f.field_path) for f in findings]
 
 
-def _findings_both_ways(folder: str) -> tuple[list[tuple[object, ...]], dict[int, list[tuple[object, ...]]], list[str]]:
+def _findings_both_ways(
+    folder: str,
+) -> tuple[list[tuple[object, ...]], dict[tuple[int, int], list[tuple[object, ...]]], list[str]]:
     """The folder's objects linted as one cluster at once, and from a store a group of namespaces
-    at a time (groups of one namespace, of about 50 objects, and all in one)."""
+    at a time (groups of one namespace, of about 50 objects, all in one; and one group because
+    the shared objects are more than the limit)."""
     items = _as_listed(_items(Path(folder)))
     assert len(items) > 5
     store = ObjectStore("test")
@@ -93,13 +110,13 @@ def _findings_both_ways(folder: str) -> tuple[list[tuple[object, ...]], dict[int
     for item in items:
         readable = item.get("kind") != "Pod"  # as the audit writes member Pods: one line
         plain.append(_plain(object_path("test", item), copy.deepcopy(item), readable))
-        store.add(copy.deepcopy(item), readable)
+        _keep(store, copy.deepcopy(item), readable)
     before = lint_sources(plain, lint_options(), Config())
     errors = list(before.internal_errors)
     after = {}
-    for size in (1, 50, 10**9):
-        result = lint_store(store, lint_options(), Config(), size=size)
-        after[size] = _shape(result.findings)
+    for size, shared_limit in ((1, 10**9), (50, 10**9), (10**9, 10**9), (1, 0)):
+        result = lint_store(store, lint_options(), Config(), size=size, shared_limit=shared_limit)
+        after[(size, shared_limit)] = _shape(result.findings)
         errors += result.internal_errors
         assert result.file_count == result.documents == len(items)
     return _shape(before.findings), after, errors
@@ -117,8 +134,8 @@ def test_a_cluster_linted_by_groups_of_namespaces_gives_the_findings_of_the_whol
         before, after, errors = pool.apply(_findings_both_ways, (str(folder),))
     assert len(before) > 0
     assert errors == []
-    for size, found in after.items():
-        assert found == before, f"groups of {size} objects"
+    for (size, shared_limit), found in after.items():
+        assert found == before, f"groups of {size} objects, at most {shared_limit} shared"
 
 
 def test_groups_hold_whole_namespaces_of_about_the_given_size() -> None:
@@ -128,12 +145,35 @@ def test_groups_hold_whole_namespaces_of_about_the_given_size() -> None:
             store.add(
                 {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{number}", "namespace": namespace}}, False
             )
-    store.add({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}}, True)
+    store.add(
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}}, True, False
+    )
     assert shards(store, 4) == [["a", "b"], ["c"], ["d"]]
     assert shards(store, 1) == [["a"], ["b"], ["c"], ["d"]]
     assert [source.path for source in store.sources("")] == ["cluster://t/PriorityClass/high"]
     assert [source.path for source in store.sources("b")] == ["cluster://t/b/Pod/p0"]
     assert store.count == 11
+
+
+def test_an_object_of_a_namespaced_resource_without_a_namespace_is_never_cluster_scoped() -> None:
+    """A server that leaves out a Pod's namespace does not make every group read that Pod."""
+    store = ObjectStore("t")
+    store.add({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "lost"}}, False, namespaced=True)
+    store.add(
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}}, True, False
+    )
+    assert [source.path for source in store.sources("")] == ["cluster://t/PriorityClass/high"]
+    assert store.namespaces() == [NO_NAMESPACE]
+    assert [source.path for source in store.sources(NO_NAMESPACE)] == ["cluster://t/Pod/lost"]
+
+
+def test_a_static_pod_of_the_control_plane_is_read_by_every_group() -> None:
+    store = ObjectStore("t")
+    static = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "kube-apiserver-cp", "namespace": "kube-system"}}
+    store.add({**static, "spec": {"containers": [{"name": "kube-apiserver"}]}}, False)
+    assert [source.path for source in store.sources("")] == ["cluster://t/kube-system/Pod/kube-apiserver-cp"]
+    assert store.cluster_wide == {"cluster://t/kube-system/Pod/kube-apiserver-cp": "kube-system"}
+    assert store.namespaces() == ["kube-system"] and store.sources("kube-system") == []
 
 
 def test_values_are_shared_by_content_and_type() -> None:
@@ -165,13 +205,13 @@ def test_a_group_is_freed_as_its_last_reference_goes() -> None:
     sources findings point at (kept for the report, their documents' node trees) remain."""
     store = ObjectStore("t")
     for item in _items(FIXTURES / "demo"):
-        store.add(item, item.get("kind") != "Pod")
+        _keep(store, item, item.get("kind") != "Pod")
     enabled = gc.isenabled()
     gc.collect()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        result = lint_store(store, lint_options(), Config(), size=1)
+        result = lint_store(store, lint_options(), Config(), size=1, shared_limit=10**9)
         quoted = {id(source) for source in result.files}
         del result
         gc.collect()

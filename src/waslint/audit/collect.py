@@ -268,6 +268,7 @@ class TextPacker:
 
 ZDICT_BYTES = 32 * 1024  # zlib's window: a longer dictionary is cut to its end
 CHUNK_OBJECTS = 64  # objects packed together (a list's objects come in namespace order)
+NO_NAMESPACE = "<none>"  # a namespaced object without a namespace (no namespace is spelled so)
 # One list of the store: the objects of one apiVersion and kind, written indented (readable) or not.
 ListKey = tuple[str, str, bool]
 
@@ -291,15 +292,22 @@ class ObjectStore:
         self._lists: dict[ListKey, int] = {}  # the lists in reading order
         self._chunks: dict[str, dict[ListKey, list[bytes]]] = {}  # by namespace, "" cluster-wide
         self._counts: dict[str, int] = {}  # by namespace, "" cluster-scoped
+        # the namespaced objects every group reads (lint/lookups.py cluster_wide): path -> namespace
+        self.cluster_wide: dict[str, str] = {}
         self._open: tuple[str, ListKey] = ("", ("", "", False))
         self._pending: list[str] = []
 
-    def add(self, item: Item, readable: bool) -> None:
+    def add(self, item: Item, readable: bool, namespaced: bool = True) -> None:
+        """Keep one object; `namespaced`: whether its resource is (discovery says so; an object of
+        a namespaced resource that names no namespace is kept apart, never as cluster-scoped)."""
         api_version, kind = as_str(item.get("apiVersion")) or "", as_str(item.get("kind")) or ""
         key = (api_version, kind, readable)
-        namespace = as_str(dig(item, "metadata", "namespace")) or ""
+        namespace = (as_str(dig(item, "metadata", "namespace")) or NO_NAMESPACE) if namespaced else ""
         compact = compact_json(item)
-        bucket = "" if cluster_wide(split_api_version(api_version)[0], kind, compact) else namespace
+        bucket = namespace
+        if namespaced and cluster_wide(split_api_version(api_version)[0], kind, compact):
+            bucket = ""
+            self.cluster_wide[object_path(self.context, item)] = namespace
         if (bucket, key) != self._open or len(self._pending) >= CHUNK_OBJECTS:
             self._flush()
             self._open = (bucket, key)
@@ -432,6 +440,7 @@ class Collector:
         self.progress = progress
         self.result = Collection(store=ObjectStore(connection.context))
         self._uids: set[str] = set()
+        self._namespaced = True  # the resource being listed
 
     def run(self) -> Collection:
         enabled = gc.isenabled()
@@ -490,6 +499,7 @@ class Collector:
                 self.result.node_names = unique
 
     def _list(self, resource: APIResource) -> None:
+        self._namespaced = resource.namespaced
         namespace = self.namespace if resource.namespaced else None
         handle = self._pod if resource.plural == "pods" and resource.group == "" else self._object
         if self._read(resource, handle, namespace):
@@ -536,4 +546,4 @@ class Collector:
         self._add(lint_view(item))
 
     def _add(self, item: Item, readable: bool = True) -> None:
-        self.result.store.add(item, readable)
+        self.result.store.add(item, readable, self._namespaced)

@@ -25,7 +25,7 @@ from waslint.lint.context import RuntimeInputs
 from waslint.lint.engine import LintResult, lint_sources
 from waslint.lint.options import LintOptions
 from waslint.objects.keys import SCHEDULING
-from waslint.objects.kobject import as_str, dig, split_api_version
+from waslint.objects.kobject import split_api_version
 from waslint.sources.cluster.connection import Connection
 from waslint.sources.cluster.discovery import Discovery, discover
 from waslint.sources.cluster.lists import DEFAULT_PAGE_SIZE
@@ -134,6 +134,7 @@ def lint_store(
     config: Config,
     progress: Callable[[str], None] = lambda _message: None,
     size: int = SHARD_OBJECTS,
+    shared_limit: int = SHARD_OBJECTS,
 ) -> LintResult:
     """Lint the stored objects as one cluster, a group of namespaces at a time: each group with
     every cluster-scoped and cluster-wide object (the queues, priority classes and flavors every
@@ -144,9 +145,10 @@ def lint_store(
     namespaces' objects. The summary counts every object; the result holds the sources that
     findings point at (a report quotes them)."""
     shared = store.sources("")
-    namespace_of = {source.path: namespace for source in shared if (namespace := _namespace(source))}
-    run = _GroupRun(store, shared, namespace_of, options, config, size)
-    groups = shards(store, size)
+    run = _GroupRun(store, shared, store.cluster_wide, options, config, size)
+    # Every group reads the shared objects again: when they are more than `shared_limit` (not a
+    # real cluster's queues and priority classes), the cluster is linted as one group.
+    groups = shards(store, size) if len(shared) <= shared_limit else [store.namespaces()] if store.namespaces() else []
     gc.freeze()  # what lives through every group: the collector need not rescan it after each
     try:
         for number, group in enumerate([[], *groups]):
@@ -156,10 +158,6 @@ def lint_store(
         gc.unfreeze()
     run.findings.sort(key=Finding.sort_key)
     return LintResult(run.findings, list(run.quoted.values()), run.internal, objects=store.count)
-
-
-def _namespace(source: SourceFile) -> str:
-    return as_str(dig(source.documents[0].data, "metadata", "namespace")) or ""
 
 
 class _GroupRun:
