@@ -146,9 +146,11 @@ def lint_store(
     findings point at (a report quotes them)."""
     shared = store.sources("")
     run = _GroupRun(store, shared, store.cluster_wide, options, config, size)
-    # Every group reads the shared objects again: when they are more than `shared_limit` (not a
-    # real cluster's queues and priority classes), the cluster is linted as one group.
-    groups = shards(store, size) if len(shared) <= shared_limit else [store.namespaces()] if store.namespaces() else []
+    groups = shards(store, size)
+    if len(shared) > shared_limit and len(groups) > 1:
+        # every group reads the shared objects again: so many (not a real cluster's queues and
+        # priority classes) are read once, with the cluster as one group
+        groups = [store.namespaces()]
     gc.freeze()  # what lives through every group: the collector need not rescan it after each
     try:
         for number, group in enumerate([[], *groups]):
