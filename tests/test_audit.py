@@ -373,3 +373,20 @@ def test_a_long_audit_or_capture_shows_progress_on_a_terminal_only(serve: Any, t
         "snapshot", "capture", "--kubeconfig", str(kubeconfig), "--page-size", "5", "-o", str(tmp_path / "t.json")
     )
     assert piped.returncode == 0 and "\x1b[" not in piped.stderr and "\r" not in piped.stderr
+
+
+def test_junit_lists_every_audited_object_as_a_test_case(serve: Any) -> None:
+    """One test case per object linted, passing or failing, as for the files of a lint: the audit
+    keeps only the objects findings point at, and lists the others' paths from its store."""
+    from xml.etree import ElementTree
+
+    _, kubeconfig = serve(with_runtime_problems(cluster_137()))
+    summary = json.loads(audit(kubeconfig, "--format", "json").stdout)
+    suite = ElementTree.fromstring(audit(kubeconfig, "--format", "junit").stdout).find("testsuite")
+    assert suite is not None
+    cases = suite.findall("testcase")
+    objects = {case.get("name") for case in cases if str(case.get("name")).startswith("cluster://test/")}
+    failing = {finding["path"] for finding in summary["findings"]}
+    assert len(objects - {"cluster://test/feature-gates"}) == summary["summary"]["objects"]
+    assert failing <= {case.get("name") for case in cases}
+    assert len(failing) < len(cases) and int(suite.get("failures", "0")) == len(failing)

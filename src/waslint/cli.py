@@ -212,7 +212,7 @@ def emit_report(
         files=result.file_count,
         documents=result.documents,
         target_version=str(target),
-        sources=SourceTexts(result.files),
+        sources=audit.texts if audit is not None else SourceTexts(result.files),
         color=color,
         # SARIF lists every rule as the driver's; the other formats describe the findings' rules only
         # (so a run that found nothing loads neither every rule module nor the fix planners)

@@ -18,7 +18,7 @@ import gc
 import json
 import zlib
 from collections import Counter
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,6 +188,30 @@ def pod_view(pod: Item) -> Item:
     return reduced
 
 
+class StoredTexts(Mapping[str, str]):
+    """path -> text of an audit's objects, for the reports: every object's path (the store's), and
+    the text of each object a finding points at (the others' texts are never written)."""
+
+    def __init__(self, store: ObjectStore, quoted: list[SourceFile]) -> None:
+        self._store = store
+        self._quoted = {source.path: source for source in quoted}
+        self._paths: list[str] | None = None
+
+    def __getitem__(self, path: str) -> str:
+        return self._quoted[path].text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._listed())
+
+    def __len__(self) -> int:
+        return len(self._listed())
+
+    def _listed(self) -> list[str]:
+        if self._paths is None:
+            self._paths = list(dict.fromkeys(self._store.paths()))
+        return self._paths
+
+
 class StoredSource(SourceFile):
     """A live object's one-document source. Its text is the object's JSON, indented because a
     report quotes it (member Pods are many, so theirs is the one-line form): the indented text is
@@ -338,6 +362,21 @@ class ObjectStore:
         self._flush()
         return sum(len(chunk) for lists in self._chunks.values() for chunks in lists.values() for chunk in chunks)
 
+    def paths(self) -> Iterator[str]:
+        """Every object's path, decoded again chunk by chunk (a JUnit report lists them all)."""
+        self._flush()
+        for lists in self._chunks.values():
+            for key, chunks in lists.items():
+                for chunk in chunks:
+                    for item in self._decoded(key, chunk)[1]:
+                        yield object_path(self.context, item)
+
+    def _decoded(self, key: ListKey, chunk: bytes) -> tuple[list[str], list[Item]]:
+        """A chunk's one-line texts and their values, decoded in one call (so its objects share
+        their key strings)."""
+        texts = self._packer.unpack(key, chunk).split("\n")
+        return texts, json.loads("[" + ",".join(texts) + "]")
+
     def sources(self, namespace: str, share: bool = False) -> list[SourceFile]:
         """The objects of one namespace, in reading order, as lint sources; "": the cluster-scoped
         objects and the cluster-wide ones of any namespace (lint/lookups.py `cluster_wide`),
@@ -349,10 +388,7 @@ class ObjectStore:
         found: list[SourceFile] = []
         for key in sorted(lists, key=self._lists.__getitem__):
             for chunk in lists[key]:
-                texts = self._packer.unpack(key, chunk).split("\n")
-                # one decode a chunk: the decoder holds each key string once per call
-                items = json.loads("[" + ",".join(texts) + "]")
-                for compact, item in zip(texts, items, strict=True):
+                for compact, item in zip(*self._decoded(key, chunk), strict=True):
                     if sharer is not None:
                         sharer.share_item(item)
                     found.append(StoredSource(object_path(self.context, item), item, compact, key[2]))

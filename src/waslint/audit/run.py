@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from waslint.audit.collect import AUDITED_GROUPS, Collection, Collector, ObjectStore
+from waslint.audit.collect import AUDITED_GROUPS, Collection, Collector, ObjectStore, StoredTexts
 from waslint.audit.gates import DEFAULT_KUBELETS, GateReading, inventory, inventory_yaml, read_gates
 from waslint.audit.openapi import Validator, live_schemas
 from waslint.findings import Finding
@@ -53,6 +53,11 @@ class AuditResult:
     lint: LintResult
     live_schemas: list[str] = field(default_factory=list)  # "apiVersion kind" validated by the cluster's OpenAPI
     verdict: list[str] = field(default_factory=list)
+
+    @property
+    def texts(self) -> StoredTexts:
+        """path -> text of the audited objects, for the report (every object is listed)."""
+        return StoredTexts(self.collection.store, self.lint.files)
 
     @property
     def warnings(self) -> list[str]:
