@@ -6,12 +6,13 @@ import os
 import re
 import sys
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatch
 from typing import Any
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity
+from waslint.core.records import dataclass
 from waslint.io.loader import CONFIG_NAMES, MAX_FILE_BYTES, parse_bytes
 from waslint.io.reading import InputError, read_bounded
 from waslint.knowledge.releases import Release, is_supported, parse_release, supported_text

@@ -13,12 +13,13 @@ import gc
 import re
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
 from waslint.core.model import Path, Span
+from waslint.core.records import dataclass
 from waslint.io.helmtext import PLACEHOLDER
 from waslint.io.reading import (
     DEFAULT_LIMIT,

@@ -29,9 +29,10 @@ import json
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from waslint.core.records import dataclass
 from waslint.knowledge.releases import Release, parse_release
 from waslint.knowledge.tables import read_text
 

@@ -28,10 +28,11 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.core.records import dataclass
 from waslint.knowledge.names import DNS_LABEL, DNS_SUBDOMAIN, QUALIFIED_NAME
 from waslint.knowledge.releases import Release, parse_release
 from waslint.knowledge.schema import render_path
@@ -189,6 +190,8 @@ def format_problem(format_name: str, value: str) -> str | None:
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule of a field or a type: its name and value, and the gate, level, inner rule or field it carries."""
+
     rule: str
     value: Any = None
     gate: tuple[str, bool] | None = None
@@ -199,6 +202,8 @@ class Rule:
 
 @dataclass
 class FieldRules:
+    """A field of a type as the validation data describes it: its shape, its types and its rules."""
+
     name: str
     kind: str  # scalar, struct, list, map, opaque
     pointer: bool
@@ -216,6 +221,8 @@ class FieldRules:
 
 @dataclass
 class TypeRules:
+    """A type's fields (in order and by name), its unions and its rules across fields."""
+
     type_id: str
     fields: list[FieldRules] = field(default_factory=list)
     unions: list[tuple[str, ...]] = field(default_factory=list)
@@ -228,6 +235,8 @@ class TypeRules:
 
 @dataclass
 class ReleaseRules:
+    """One release's validation data: each kind's type, and every type's rules."""
+
     kinds: dict[str, str]
     types: dict[str, TypeRules]
 
@@ -359,6 +368,8 @@ def _absent(spec: FieldRules, value: Any) -> bool:
 
 @dataclass
 class _Walk:
+    """One validation walk: the release's rules, the gates it reads, the issues it finds."""
+
     rules: ReleaseRules
     gates: GateLookup
     out: list[ValidationIssue]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from waslint.core.codes import matches
 from waslint.core.model import Path, Span
+from waslint.core.records import dataclass
 from waslint.findings import Finding
 from waslint.io.loader import SourceFile
 from waslint.objects.kobject import IGNORE_ANNOTATION, KObject

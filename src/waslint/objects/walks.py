@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.core.records import dataclass
 from waslint.objects.keys import JOB_KINDS, JOBSET, KAI_MIN_MEMBER, LWS, VOLCANO_JOB
 from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
 from waslint.objects.members import Membership, membership, shared_path

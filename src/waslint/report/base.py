@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from waslint.core.model import FixKind, RuleInfo, Severity
+from waslint.core.records import dataclass
 from waslint.findings import Finding
 
 FORMATS = ("text", "concise", "json", "sarif", "junit", "github")
