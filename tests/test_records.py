@@ -28,6 +28,7 @@ OPTIONS: list[dict[str, bool]] = [
     {"frozen": True, "order": True},
     {"slots": True},
     {"eq": False, "slots": True},
+    {"frozen": True, "slots": True},
 ]
 
 
@@ -101,11 +102,20 @@ class Pickled:
     sizes: tuple[int, ...] = ()
 
 
-def test_pickles_and_hashes_as_a_value() -> None:
-    value = Pickled("a", (1, 2))
+@dataclass(frozen=True, slots=True)
+class PickledSlots:
+    """The same, slotted."""
+
+    name: str
+    sizes: tuple[int, ...] = ()
+
+
+@pytest.mark.parametrize("cls", [Pickled, PickledSlots])
+def test_pickles_and_hashes_as_a_value(cls: Any) -> None:
+    value = cls("a", (1, 2))
     again = pickle.loads(pickle.dumps(value))
     assert again == value and hash(again) == hash(value) and {value: 1}[again] == 1
-    assert pickle.loads(pickle.dumps(Pickled)) is Pickled
+    assert pickle.loads(pickle.dumps(cls)) is cls
 
 
 def test_a_recursive_repr_stops() -> None:

@@ -7,7 +7,7 @@ standard decorator still does all the field bookkeeping (`fields`, `replace`, `_
 defaults as class attributes), asked for no methods; `__repr__`, `__eq__`, `__hash__` and the frozen
 guards are shared closures over the field names, with the standard ones' behaviour (`order`'s too); only
 `__init__` is compiled, the first time the class is instantiated. A class this does not cover
-(`kw_only`, `__post_init__`, `unsafe_hash`, frozen and slotted, a dataclass base, no docstring, ...)
+(`kw_only`, `__post_init__`, `unsafe_hash`, a dataclass base, no docstring, ...)
 goes to the standard decorator unchanged. To type checkers this is the standard `dataclass`.
 """
 
@@ -40,7 +40,8 @@ def _record(cls: type, options: dict[str, Any]) -> type:
         return dataclasses.dataclass(cls, **options)
     frozen, eq, order = (bool(options.get(name, default)) for name, default in _DEFAULTS)
     slots = bool(options.get("slots", False))
-    cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
+    # a frozen slotted class gets the standard frozen guards with the standard pickling support
+    cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=frozen and slots, slots=slots)
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     params.init, params.repr, params.eq, params.order, params.frozen = True, True, eq, order, frozen
     fields = dataclasses.fields(cls)
@@ -68,7 +69,7 @@ def _record(cls: type, options: dict[str, Any]) -> type:
                 overwrite = f"Cannot overwrite attribute {name} in class {cls.__name__}"
                 raise TypeError(f"{overwrite}. Consider using functools.total_ordering")
             _add(cls, name, _order(key, compare))
-    if frozen:
+    if frozen and not slots:
         names = frozenset(f.name for f in fields)
         for name in ("__setattr__", "__delattr__"):
             if name in own:
@@ -82,8 +83,8 @@ def _covered(cls: type, options: dict[str, Any]) -> bool:
     """Only what this module reproduces; the rest goes to the standard decorator."""
     if not set(options) <= _COVERED or options.get("init", True) is not True or options.get("repr", True) is not True:
         return False
-    if (options.get("order") and not options.get("eq", True)) or (options.get("slots") and options.get("frozen")):
-        return False  # (a frozen slotted class needs the standard pickling support)
+    if options.get("order") and not options.get("eq", True):
+        return False
     if not cls.__dict__.get("__doc__") or "__post_init__" in cls.__dict__ or "__new__" in cls.__dict__:
         return False
     if any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:]):
