@@ -449,7 +449,8 @@ def decode(raw: bytes, limit: int | None = None) -> tuple[str, Problem | None]:
     if b"\x00" in raw[:8192]:
         return "", Problem("binary file (NUL bytes), not YAML or JSON", 1, 1, None)
     try:
-        return raw.decode("utf-8-sig"), None
+        # as "utf-8-sig" decodes (one leading BOM dropped), without importing that codec at start-up
+        return (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).decode("utf-8"), None
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
         column = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
