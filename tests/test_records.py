@@ -58,6 +58,7 @@ def _outcome(call: Any, *args: Any, **kwargs: Any) -> Any:
 @pytest.mark.parametrize("options", OPTIONS, ids=[",".join(o) or "plain" for o in OPTIONS])
 def test_behaves_as_the_standard_dataclass(options: dict[str, bool]) -> None:
     standard, ours = _make(dataclasses.dataclass, options), _make(dataclass, options)
+    assert sorted(vars(ours)) == sorted(vars(standard))  # e.g. 3.13's __replace__
     calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
         ((1,), {}),
         ((1, "y", (2,), 5, "z"), {"h": 4}),
@@ -92,6 +93,31 @@ def test_behaves_as_the_standard_dataclass(options: dict[str, bool]) -> None:
     assert ours.__init__.__annotations__ == standard.__init__.__annotations__
     assert ours.__init__.__qualname__ == standard.__init__.__qualname__
     assert ("__slots__" in vars(ours)) == ("__slots__" in vars(standard))
+    if hasattr(copy, "replace"):  # 3.13
+        assert repr(copy.replace(o, b="r")) == repr(copy.replace(s, b="r"))
+
+
+class _Loose:
+    """A value whose equality answers neither True nor False (as an array's does)."""
+
+    def __eq__(self, other: object) -> Any:
+        return "maybe" if isinstance(other, _Loose) else NotImplemented
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=[",".join(o) or "plain" for o in OPTIONS])
+def test_equality_as_the_standard_on_this_python(options: dict[str, bool]) -> None:
+    """Before 3.13 the tuples of the fields are compared (each item by identity first); from 3.13
+    the same object is equal, else field by field, the first false comparison's result."""
+    standard, ours = _make(dataclasses.dataclass, options), _make(dataclass, options)
+    nan, loose = float("nan"), _Loose()
+    for first, second in [((nan,), (nan,)), ((float("nan"),), (float("nan"),)), ((loose,), (_Loose(),))]:
+        for same in (False, True):
+            s, o = standard(*first), ours(*first)
+            s2, o2 = (s, o) if same else (standard(*second), ours(*second))
+            assert _outcome(o.__eq__, o2) == _outcome(s.__eq__, s2)
+            assert _outcome(o.__ne__, o2) == _outcome(s.__ne__, s2)
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ a frozen class's `__setattr__` and `__delattr__`) as source text and compiles it
 class on Python 3.11, some 20 ms for the classes a `waslint lint` of one file creates. Here the
 standard decorator still does all the field bookkeeping (`fields`, `replace`, `__match_args__`,
 defaults as class attributes), asked for no methods; `__repr__`, `__eq__`, `__hash__` and the frozen
-guards are shared closures over the field names, with the standard ones' behaviour (`order`'s too); only
-`__init__` is compiled, the first time the class is instantiated. A class this does not cover
+guards are shared closures over the field names, with the standard ones' behaviour on the running
+Python (`order`'s too; equality as tuples before 3.13, field by field from 3.13); only `__init__` is
+compiled, the first time the class is instantiated. A class this does not cover
 (`kw_only`, `__post_init__`, `unsafe_hash`, a dataclass base, no docstring, ...)
 goes to the standard decorator unchanged. To type checkers this is the standard `dataclass`.
 """
@@ -53,7 +54,7 @@ def _record(cls: type, options: dict[str, Any]) -> type:
     if eq:
         compared = [f.name for f in fields if f.compare]
         if "__eq__" not in own:
-            _add(cls, "__eq__", _eq(_key(compared)))
+            _add(cls, "__eq__", _eq(compared))
         class_hash = own.get("__hash__", dataclasses.MISSING)
         explicit_hash = not (class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in own))
         if not explicit_hash:
@@ -130,13 +131,38 @@ def _repr(names: list[str]) -> Any:
     return __repr__
 
 
-def _eq(key: Any) -> Any:
-    def __eq__(self: Any, other: Any) -> Any:
-        if other.__class__ is self.__class__:
-            return key(self) == key(other)
-        return NotImplemented
+if sys.version_info >= (3, 13):
 
-    return __eq__
+    def _eq(names: list[str]) -> Any:
+        """3.13's: the same object is equal; else field by field, the first false comparison's result."""
+        getters = [attrgetter(name) for name in names]
+
+        def __eq__(self: Any, other: Any) -> Any:
+            if self is other:
+                return True
+            if other.__class__ is self.__class__:
+                result: Any = True
+                for get in getters:
+                    result = get(self) == get(other)
+                    if not result:
+                        return result
+                return result
+            return NotImplemented
+
+        return __eq__
+
+else:
+
+    def _eq(names: list[str]) -> Any:
+        """Before 3.13: the tuples of the compared fields."""
+        key = _key(names)
+
+        def __eq__(self: Any, other: Any) -> Any:
+            if other.__class__ is self.__class__:
+                return key(self) == key(other)
+            return NotImplemented
+
+        return __eq__
 
 
 def _order(key: Any, compare: Any) -> Any:
