@@ -14,6 +14,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import field
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
@@ -77,10 +78,26 @@ _FLOAT = "tag:yaml.org,2002:float"
 _MERGE = "tag:yaml.org,2002:merge"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
-_ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s*\]},'\"]", re.MULTILINE)
+
+
+@cache
+def _alias() -> re.Pattern[str]:
+    return re.compile(r"(?:^|[\s\[{,])\*[^\s*\]},'\"]", re.MULTILINE)
+
+
 _TRUE_WORDS = frozenset({"true", "yes", "on", "y"})
-_DOC_START = re.compile(r"^---(?=\s|$)", re.MULTILINE)
-_TEMPLATE = re.compile(r"\{\{.*?\}\}")
+
+
+@cache
+def _doc_start() -> re.Pattern[str]:
+    return re.compile(r"^---(?=\s|$)", re.MULTILINE)
+
+
+@cache
+def _template() -> re.Pattern[str]:
+    return re.compile(r"\{\{.*?\}\}")
+
+
 _intern = sys.intern
 Alternatives = Callable[[int, int], bool]
 
@@ -531,7 +548,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _parse_yaml(source: SourceFile, keep_nodes: bool = False) -> None:
     text = source.text
-    track_aliases = "&" in text and _ALIAS.search(text) is not None
+    track_aliases = "&" in text and _alias().search(text) is not None
     line_offset = 0
     index = 0
     previous_end = 0
@@ -642,9 +659,9 @@ def _resume_point(text: str, from_line: int) -> tuple[int, str] | None:
         end = len(text) if end < 0 else end
         line = text[offset:end].strip()
         offset = end + 1
-        if line and not line.startswith(("#", "%")) and not _DOC_START.match(line):
+        if line and not line.startswith(("#", "%")) and not _doc_start().match(line):
             break
-    match = _DOC_START.search(text, offset)
+    match = _doc_start().search(text, offset)
     if match is None:
         return None
     start = match.start()
@@ -656,7 +673,7 @@ def _yaml_message(err: yaml.MarkedYAMLError, full_text: str) -> str:
     message = "YAML syntax error: " + ", ".join(parts)
     if "exceeded maximum nesting depth" in message:
         message = "YAML nesting too deep for the parser"
-    if _TEMPLATE.search(full_text):
+    if _template().search(full_text):
         message += (
             " (the file holds Helm/Go template syntax '{{ }}': lint the rendered output, e.g."
             " `helm template CHART | waslint lint -`, or add the path to `exclude`)"

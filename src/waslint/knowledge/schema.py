@@ -48,7 +48,12 @@ __all__ = [
 
 JsonPath = tuple[str | int, ...]
 
-_SIMPLE_KEY_RE = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+
+@functools.cache
+def _simple_key() -> re.Pattern[str]:
+    return re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+
+
 _MAX_SHOWN = 60
 
 
@@ -557,7 +562,7 @@ def render_path(path: JsonPath) -> str:
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _SIMPLE_KEY_RE.match(part):
+        elif _simple_key().match(part):
             out += f".{part}" if out else part
         else:
             out += f"[{json.dumps(part, ensure_ascii=False)}]"
