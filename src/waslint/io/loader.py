@@ -17,10 +17,9 @@ from dataclasses import field
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import yaml
-
 from waslint.core.model import Path, Span
 from waslint.core.records import dataclass
+from waslint.core.yamlimport import yaml
 from waslint.io.helmtext import PLACEHOLDER
 from waslint.io.reading import (
     DEFAULT_LIMIT,
