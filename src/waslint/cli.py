@@ -8,7 +8,6 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from waslint import __version__
@@ -22,6 +21,7 @@ from waslint.core.failure import (
     run_failure_line,
     take_debug_flag,
 )
+from waslint.core.records import dataclass
 from waslint.escape.terminal import printable
 
 if TYPE_CHECKING:

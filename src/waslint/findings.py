@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from waslint.core.model import ObjectId, Path, Severity, Span
+from waslint.core.records import dataclass
 from waslint.io.loader import Document
 
 

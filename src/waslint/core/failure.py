@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import signal as _signal
+else:
+    import _signal  # signal's own functions without its enums (some 0.5 ms at every start)
 
 DEBUG_ENV = "WASLINT_DEBUG"
 DEBUG_FLAG = "--debug"
 RUN_FAILED = 2
-TERMINATED = 128 + signal.SIGTERM
+TERMINATED = 128 + _signal.SIGTERM
 
 
 class RunFailure(Exception):
@@ -92,13 +96,15 @@ def _terminate(signum: int, frame: Any) -> None:
 def install_termination_handler() -> None:
     """SIGTERM unwinds the run (see Terminated); only in the main thread of the real entry point."""
     with contextlib.suppress(ValueError, OSError):  # not the main thread, or no such signal
-        signal.signal(signal.SIGTERM, _terminate)
+        _signal.signal(_signal.SIGTERM, _terminate)
 
 
 @contextlib.contextmanager
 def signals_deferred() -> Iterator[None]:
     """Hold SIGTERM and SIGINT back for a few statements (a temporary file created and recorded
     for its cleanup in one step): a signal in between would leave the file behind."""
+    import signal
+
     held = {signal.SIGTERM, signal.SIGINT}
     try:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)

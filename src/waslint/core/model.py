@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Any
+
+from waslint.core.records import dataclass
 
 Path = tuple[str | int, ...]
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatch
 
+from waslint.core.records import dataclass
 from waslint.io.loader import CONFIG_NAMES, MANIFEST_NAMES, MANIFEST_SUFFIXES, SKIPPED_DIRS
 from waslint.io.reading import kind_of
 

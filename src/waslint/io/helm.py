@@ -24,10 +24,11 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import yaml
 
+from waslint.core.records import dataclass
 from waslint.io.helmtext import CHART_FILE, PLACEHOLDER
 
 # An action may span lines (Go allows newlines inside actions), but never holds another `{{`.

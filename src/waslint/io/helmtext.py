@@ -5,13 +5,18 @@ makes a folder a chart. The masking itself (io/helm.py) is imported only for a f
 from __future__ import annotations
 
 import re
+from functools import cache
 
 PLACEHOLDER = "\ue000"
 CHART_FILE = "Chart.yaml"  # a folder holding it is a Helm chart (lint/gitops.py: each chart a scope)
 SHOWN_AS = "{{…}}"
-_RUN = re.compile(PLACEHOLDER + "+")
+
+
+@cache
+def _run() -> re.Pattern[str]:
+    return re.compile(PLACEHOLDER + "+")
 
 
 def shown(text: str) -> str:
     """Text read from a masked template, as a person should see it."""
-    return _RUN.sub(SHOWN_AS, text) if PLACEHOLDER in text else text
+    return _run().sub(SHOWN_AS, text) if PLACEHOLDER in text else text

@@ -14,6 +14,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any
 
 DEFAULT_LIMIT = 32 * 1024 * 1024
@@ -130,9 +131,21 @@ def _read_stream(stdin: Any, limit: int) -> bytes:
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"\\[]{}')
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 _DEPTH_STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
-_BRACKETED_STRING = re.compile(rb'"[^"]*"')
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-_LONG_NUMBER = re.compile(rf"\d{{{MAX_INT_DIGITS + 1},}}")
+
+
+@cache
+def _bracketed_string() -> re.Pattern[bytes]:
+    return re.compile(rb'"[^"]*"')
+
+
+@cache
+def _token() -> re.Pattern[str]:
+    return re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+@cache
+def _long_number_pattern() -> re.Pattern[str]:
+    return re.compile(rf"\d{{{MAX_INT_DIGITS + 1},}}")
 
 
 class BadJSON(InputError):
@@ -153,7 +166,7 @@ def nests_deeper_than(data: bytes, limit: int) -> bool:
     reduced = data.translate(None, _NOT_STRUCTURE).replace(b"\\\\", b"").replace(b'\\"', b"")
     reduced = reduced.replace(b'""', b"")  # empty strings (after the drops, nearly all of them)
     if b'"' in reduced:
-        reduced = _BRACKETED_STRING.sub(b"", reduced)
+        reduced = _bracketed_string().sub(b"", reduced)
     brackets = reduced.translate(None, _NOT_BRACKET)
     if brackets.count(b"[") + brackets.count(b"{") <= limit:
         return False
@@ -177,7 +190,7 @@ def _too_deep_at(text: str) -> tuple[int, int]:
 def _too_deep_offset(text: str) -> int:
     """The offset of the bracket that first passes MAX_DEPTH (len(text) if none does)."""
     depth = 0
-    for match in _TOKEN.finditer(text):
+    for match in _token().finditer(text):
         token = match.group()
         if token in "[{":
             depth += 1
@@ -212,17 +225,19 @@ def loads_json(text: str | bytes, hook: Callable[[list[tuple[str, Any]]], Any] |
 
 
 def _long_number(text: str, start: int) -> BadJSON:
-    found = _LONG_NUMBER.search(text, start)
+    found = _long_number_pattern().search(text, start)
     line, column = _position(text, found.start()) if found else (1, 1)
     return BadJSON(f"a number of more than {MAX_INT_DIGITS:,} digits", line, column)
 
 
-_JSON_SPACE = re.compile(r"[ \t\r\n]*")
+@cache
+def _json_space() -> re.Pattern[str]:
+    return re.compile(r"[ \t\r\n]*")
 
 
 def skip_json_space(text: str, position: int) -> int:
     """The first offset at or after `position` that is not JSON whitespace."""
-    found = _JSON_SPACE.match(text, position)
+    found = _json_space().match(text, position)
     return found.end() if found is not None else position
 
 

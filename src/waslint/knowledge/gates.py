@@ -4,8 +4,8 @@ each gate per release."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
+from waslint.core.records import dataclass
 from waslint.knowledge.components import APISERVER as APISERVER
 from waslint.knowledge.components import COMPONENTS as COMPONENTS
 from waslint.knowledge.components import CONTROL_PLANE as CONTROL_PLANE

@@ -5,8 +5,8 @@ renamed (`field_names`: the one place that decides `policy` or `schedulingPolicy
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
+from waslint.core.records import dataclass
 from waslint.knowledge.releases import Release, parse_release
 from waslint.knowledge.tables import load_table
 

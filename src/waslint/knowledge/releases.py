@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
+from waslint.core.records import dataclass
 from waslint.knowledge.tables import load_table
 
 _RELEASE = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?")

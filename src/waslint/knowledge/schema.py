@@ -26,12 +26,13 @@ from __future__ import annotations
 import datetime
 import functools
 import json
-import numbers
 import re
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from waslint.core.records import dataclass
 from waslint.knowledge.releases import Release, parse_release
 from waslint.knowledge.tables import read_text
 
@@ -47,7 +48,12 @@ __all__ = [
 
 JsonPath = tuple[str | int, ...]
 
-_SIMPLE_KEY_RE = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+
+@functools.cache
+def _simple_key() -> re.Pattern[str]:
+    return re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+
+
 _MAX_SHOWN = 60
 
 
@@ -411,7 +417,12 @@ def _is_integer(value: object) -> bool:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, numbers.Number) and not isinstance(value, bool)
+    """`numbers.Number`, not a bool. A value of another class can be a Number (a Decimal, a Fraction)
+    only once `numbers` is imported, so a run that never imports it (some 0.3 ms) never asks it."""
+    if isinstance(value, (int, float, complex)):
+        return not isinstance(value, bool)
+    numbers = sys.modules.get("numbers")
+    return numbers is not None and isinstance(value, numbers.Number)
 
 
 def _type_test(types: tuple[str, ...]) -> tuple[tuple[type, ...], Callable[[object], bool] | None]:
@@ -551,7 +562,7 @@ def render_path(path: JsonPath) -> str:
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _SIMPLE_KEY_RE.match(part):
+        elif _simple_key().match(part):
             out += f".{part}" if out else part
         else:
             out += f"[{json.dumps(part, ensure_ascii=False)}]"

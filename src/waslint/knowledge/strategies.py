@@ -15,10 +15,10 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.core.records import dataclass
 from waslint.knowledge.releases import parse_release
 from waslint.knowledge.tables import load_table
 

@@ -7,7 +7,7 @@ import functools
 import os
 from typing import Any
 
-import yaml
+from waslint.core.yamlimport import yaml
 
 # The package's own folder: the data ships inside it (package-data). A plain path, not
 # importlib.resources: that import (zipfile, lzma, pathlib) cost 3 ms of every start.

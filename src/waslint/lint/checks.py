@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from waslint.core.codes import matches
 from waslint.core.model import Span
+from waslint.core.records import dataclass
 from waslint.findings import Finding
 from waslint.io.config import Config
 from waslint.io.helmtext import shown

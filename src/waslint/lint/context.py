@@ -4,9 +4,10 @@ a run reads beside manifests (a cluster snapshot, a --gates file, a --base revis
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from waslint.core.records import dataclass
 from waslint.io.loader import SourceFile
 from waslint.knowledge.releases import Release, default_target, milestone
 from waslint.objects.index import ObjectIndex

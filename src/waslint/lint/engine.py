@@ -6,10 +6,11 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from waslint.core.parallel import can_fork
+from waslint.core.records import dataclass
 from waslint.findings import Finding
 from waslint.io.batch import read_files, worth_forking
 from waslint.io.config import Config

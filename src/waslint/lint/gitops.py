@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from waslint.core.model import Span
 from waslint.core.parallel import fork_map, split_evenly
+from waslint.core.records import dataclass
 from waslint.findings import Finding
 from waslint.io.helmtext import CHART_FILE
 from waslint.io.loader import Document, SourceFile, parse_bytes, parse_text, read_source

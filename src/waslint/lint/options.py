@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from waslint.core.model import Severity
+from waslint.core.records import dataclass
 from waslint.io.config import Config
 from waslint.knowledge.releases import Release, default_target
 from waslint.lint.context import RuntimeInputs

@@ -3,8 +3,7 @@ pod template is KAI-scheduled: shared by the reference (WAS405) and quota (WAS50
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from waslint.core.records import dataclass
 from waslint.lint.context import Context
 from waslint.objects.keys import KAI_QUEUE_LABELS, KAI_SCHEDULER, PRIORITY_CLASS
 from waslint.objects.kobject import KObject, as_str

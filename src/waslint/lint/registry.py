@@ -10,11 +10,11 @@ findings, applies severity overrides and suppressions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from waslint.core.codes import matches
 from waslint.core.model import FixKind, Path, RuleInfo, Severity, Span
+from waslint.core.records import dataclass
 from waslint.lint.codes import RULES, module_of
 
 if TYPE_CHECKING:

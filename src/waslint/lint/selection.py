@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from waslint.core.records import dataclass
 from waslint.io.discover import discover_all
 from waslint.io.helmtext import CHART_FILE
 from waslint.sources.kustomize import is_kustomization

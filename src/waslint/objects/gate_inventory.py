@@ -30,12 +30,13 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import yaml
 
 from waslint.core.model import Path
+from waslint.core.records import dataclass
 from waslint.io.loader import Document
 from waslint.knowledge.gates import (
     APISERVER,

@@ -20,10 +20,11 @@ The third-party schedulers' policies are read here too: Kueue's PodSet topology 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, NamedTuple
 
 from waslint.core.model import Path
+from waslint.core.records import dataclass
 from waslint.objects.keys import (
     CRONJOB,
     JOB,

@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from waslint.core.records import dataclass
 from waslint.io.loader import SourceFile
 from waslint.objects.keys import MEMBER_WORD, SCHEDULER_MEMBER_WORDS
 from waslint.objects.kobject import KObject, objects_of

@@ -5,10 +5,10 @@ string where a map is expected reads as absent; WAS002 reports the type error)."
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from waslint.core.model import ObjectId, Path
+from waslint.core.records import dataclass
 from waslint.io.loader import Document, SourceFile
 from waslint.knowledge.lifecycle import FieldNames, field_names
 

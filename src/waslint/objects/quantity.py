@@ -3,7 +3,7 @@ and as integer milli-units for requests and capacity (`milli`).
 
 Bounded as Kubernetes bounds them (kubernetes/apimachinery pkg/api/resource/quantity.go): the
 scheduler and the kubelet read a quantity as a 64-bit integer (`Value`, `MilliValue` for cpu),
-and parsing caps a binary-suffixed one at 2^63-1, so a magnitude past MAX_AMOUNT cannot be
+and parsing caps a binary-suffixed one at 2^63-1, so a magnitude past MAX_AMOUNT_INT cannot be
 scheduled as written; a decimal exponent that is no 64-bit integer is rejected outright
 (`ErrSuffix`); a non-zero value finer than a nano-unit is rounded up to 1n. Such a value parses as None here,
 without computing it (`1e999999999` would be a billion-digit number); `range_problem` says why.
@@ -12,49 +12,77 @@ without computing it (`1e999999999` would be a billion-digit number); `range_pro
 from __future__ import annotations
 
 import math
-import re
-from decimal import Decimal, InvalidOperation
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import re
+    from decimal import Decimal
+
+MAX_AMOUNT_INT = 2**63 - 1  # int64: Quantity.Value
+
+
+class _Exact:
+    """`decimal`, the Decimal constants and the quantity pattern, made when a quantity is first read
+    (importing decimal and numbers costs start-up some 1.2 ms: a lint of files without quantities
+    never needs them)."""
+
+    def __init__(self) -> None:
+        import decimal
+        import re
+
+        Decimal = decimal.Decimal
+        self.Decimal = Decimal
+        self.InvalidOperation = decimal.InvalidOperation
+        self.quantity = re.compile(
+            r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$"
+        )
+        self.suffix = {
+            "n": Decimal("1e-9"),
+            "u": Decimal("1e-6"),
+            "m": Decimal("1e-3"),
+            "k": Decimal(10**3),
+            "M": Decimal(10**6),
+            "G": Decimal(10**9),
+            "T": Decimal(10**12),
+            "P": Decimal(10**15),
+            "E": Decimal(10**18),
+            "Ki": Decimal(2**10),
+            "Mi": Decimal(2**20),
+            "Gi": Decimal(2**30),
+            "Ti": Decimal(2**40),
+            "Pi": Decimal(2**50),
+            "Ei": Decimal(2**60),
+        }
+        self.max_amount = Decimal(MAX_AMOUNT_INT)  # int64: Quantity.Value
+        self.nano = Decimal("1e-9")
+        self.one = Decimal(1)
+        self.ten = Decimal(10)
+        self.zero = Decimal(0)
+
+
+@cache
+def _exact() -> _Exact:
+    return _Exact()
 
 
 def number(value: Any) -> Decimal | None:
     """A YAML number as a Decimal; None for anything else (bools, strings, maps)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
+    exact = _exact()
     try:
-        return Decimal(str(value))
-    except InvalidOperation:
+        return exact.Decimal(str(value))
+    except exact.InvalidOperation:
         return None
 
 
 def show(value: Decimal) -> str:
     if value == value.to_integral_value():
-        return str(value.quantize(Decimal(1)))
+        return str(value.quantize(_exact().one))
     return f"{value.normalize():f}"
 
 
-_QUANTITY = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$")
-_SUFFIX = {
-    "n": Decimal("1e-9"),
-    "u": Decimal("1e-6"),
-    "m": Decimal("1e-3"),
-    "k": Decimal(10**3),
-    "M": Decimal(10**6),
-    "G": Decimal(10**9),
-    "T": Decimal(10**12),
-    "P": Decimal(10**15),
-    "E": Decimal(10**18),
-    "Ki": Decimal(2**10),
-    "Mi": Decimal(2**20),
-    "Gi": Decimal(2**30),
-    "Ti": Decimal(2**40),
-    "Pi": Decimal(2**50),
-    "Ei": Decimal(2**60),
-}
-
-
-MAX_AMOUNT = Decimal(2**63 - 1)  # int64: Quantity.Value
-NANO = Decimal("1e-9")
 _MAX_EXPONENT = 2**63 - 1  # strconv.ParseInt(..., 64) of the exponent
 _MAX_DIGITS = 40  # integer digits past which a quantity is out of range whatever its suffix
 
@@ -66,33 +94,35 @@ def range_problem(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None
     text = str(value).strip()
-    match = _QUANTITY.match(text)
+    match = _exact().quantity.match(text)
     if match is None:
         return None
     _, exponent, _ = match.groups()
     if exponent and abs(int(exponent[1:])) > _MAX_EXPONENT:
         return "has an exponent that is no 64-bit integer (the API server rejects it)"
     if _magnitude(match) is None:
-        return f"is larger than Kubernetes counts ({MAX_AMOUNT}, a 64-bit integer)"
+        return f"is larger than Kubernetes counts ({MAX_AMOUNT_INT}, a 64-bit integer)"
     return None
 
 
 def _magnitude(match: re.Match[str]) -> Decimal | None:
-    """The quantity's value, or None past MAX_AMOUNT (estimated from its digits first, so a huge
+    """The quantity's value, or None past MAX_AMOUNT_INT (estimated from its digits first, so a huge
     exponent is never computed)."""
+    exact = _exact()
+    decimal = exact.Decimal
     digits, exponent, suffix = match.groups()
     power = int(exponent[1:]) if exponent else 0
     whole = digits.lstrip("+-").split(".")[0].lstrip("0")
     if len(whole) + power > _MAX_DIGITS:
         return None
     if power < -_MAX_DIGITS:  # far below a nano-unit: Kubernetes rounds a non-zero value up to 1n
-        return NANO.copy_sign(Decimal(digits)) if Decimal(digits) else Decimal(0)
+        return exact.nano.copy_sign(decimal(digits)) if decimal(digits) else exact.zero
     try:
-        amount = Decimal(digits) * Decimal(10) ** power
-    except (InvalidOperation, ValueError):
+        amount = decimal(digits) * exact.ten**power
+    except (exact.InvalidOperation, ValueError):
         return None
-    amount = amount * _SUFFIX[suffix] if suffix else amount
-    return amount if abs(amount) <= MAX_AMOUNT else None
+    amount = amount * exact.suffix[suffix] if suffix else amount
+    return amount if abs(amount) <= exact.max_amount else None
 
 
 def parse_quantity(value: Any) -> Decimal | None:
@@ -100,10 +130,10 @@ def parse_quantity(value: Any) -> Decimal | None:
     (not a quantity, or out of range: see range_problem)."""
     found = number(value)
     if found is not None:
-        return found if found.is_finite() and abs(found) <= MAX_AMOUNT else None
+        return found if found.is_finite() and abs(found) <= MAX_AMOUNT_INT else None
     if not isinstance(value, str):
         return None
-    match = _QUANTITY.match(value.strip())
+    match = _exact().quantity.match(value.strip())
     if match is None:
         return None
     return _magnitude(match)
@@ -115,7 +145,7 @@ def parse_quantity(value: Any) -> Decimal | None:
 # only. Requests round up, capacity rounds down.
 
 MILLI = 1000
-OUT_OF_RANGE = int(MAX_AMOUNT) * MILLI + 1  # a quantity past 2^63-1, in milli-units
+OUT_OF_RANGE = MAX_AMOUNT_INT * MILLI + 1  # a quantity past 2^63-1, in milli-units
 PODS = "pods"
 GPU = "nvidia.com/gpu"
 

@@ -11,10 +11,11 @@ Readers never raise: a value of the wrong type reads as absent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from typing import Any
 
+from waslint.core.records import dataclass
 from waslint.knowledge.tables import load_table
 from waslint.objects.keys import (
     KAI_PREEMPTIBILITY_LABEL,

@@ -5,10 +5,10 @@ GPU share. Pods with equal shapes are interchangeable, so feasibility counts the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from waslint.core.records import dataclass
 from waslint.objects.keys import HOSTNAME, KAI_GPU_FRACTION, KAI_GPU_MEMORY
 from waslint.objects.kobject import as_list, as_map
 from waslint.objects.pods import pod_request

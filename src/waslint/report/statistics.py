@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from waslint.core.model import Severity
+from waslint.core.records import dataclass
 from waslint.findings import Finding
 from waslint.report.base import ReportInput, plural
 

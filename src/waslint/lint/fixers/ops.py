@@ -8,10 +8,10 @@ re-parsed text must equal that copy: the two implementations check each other.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.core.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.core.records import dataclass
 from waslint.findings import Finding
 from waslint.lint.fixers.ops import Op
 

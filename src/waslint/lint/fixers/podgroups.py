@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from waslint.core.model import FixKind, Path
+from waslint.core.records import dataclass
 from waslint.findings import Finding
 from waslint.knowledge.names import DNS_LABEL, DNS_SUBDOMAIN
 from waslint.knowledge.releases import fix_target

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from waslint.core.model import FixKind
+from waslint.core.records import dataclass
 from waslint.findings import Finding
 from waslint.lint.fixers.plan import Plan
 from waslint.objects.index import ObjectIndex

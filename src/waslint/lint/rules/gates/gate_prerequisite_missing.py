@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from waslint.core.model import Path, Severity
+from waslint.core.records import dataclass
 from waslint.knowledge.gates import (
     APISERVER,
     GATES_FILE,

@@ -11,10 +11,10 @@ whose key is missing altogether (the JSON schema says so already)."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.core.records import dataclass
 from waslint.knowledge import imperative, validation
 from waslint.knowledge.releases import supported
 from waslint.knowledge.validation import ReleaseName, ValidationIssue

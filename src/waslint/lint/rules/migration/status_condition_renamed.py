@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import Any
 
 from waslint.core.model import Path, Severity
@@ -11,7 +12,10 @@ from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.kobject import KObject
 
-_CONDITION = re.compile(r"\bPodGroupScheduled\b")
+
+@cache
+def _condition() -> re.Pattern[str]:
+    return re.compile(r"\bPodGroupScheduled\b")
 
 
 @register
@@ -65,7 +69,7 @@ spec:
         if not ctx.target_at_least("beta-api"):
             return
         for path, text in _strings_in(obj.data, ()):
-            if _CONDITION.search(text):
+            if _condition().search(text):
                 yield self.hit(
                     obj,
                     path,

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 
 from waslint.core.model import Path, Severity
+from waslint.core.records import dataclass
 from waslint.lint.context import Context
 from waslint.lint.priority import is_kai_template, priority_classes
 from waslint.lint.registry import Hit, Rule, register

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from waslint.core.model import Path, Severity
+from waslint.core.records import dataclass
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.groups import object_group

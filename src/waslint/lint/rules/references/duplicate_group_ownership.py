@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from waslint.core.model import Path, Severity
+from waslint.core.records import dataclass
 from waslint.knowledge.lifecycle import lifecycle_entry
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Part, Rule, register

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.core.records import dataclass
 from waslint.lint.context import Context
 from waslint.objects.groups import Group, groups_of, object_group
 from waslint.objects.keys import (

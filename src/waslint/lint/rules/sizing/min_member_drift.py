@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from waslint.core.model import Path, Severity
+from waslint.core.records import dataclass
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Part, Rule, register
 from waslint.lint.rules.sizing.common import count_members, job_prefix, pods_text

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Generator, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from waslint.core.model import Severity
+from waslint.core.records import dataclass
 from waslint.knowledge.imperative import WORKLOAD_MAX_TREE_DEPTH as MAX_TREE_DEPTH
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Part, Rule, register
