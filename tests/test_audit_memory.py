@@ -150,7 +150,7 @@ def test_groups_hold_whole_namespaces_of_about_the_given_size() -> None:
     )
     assert shards(store, 4) == [["a", "b"], ["c"], ["d"]]
     assert shards(store, 1) == [["a"], ["b"], ["c"], ["d"]]
-    assert [source.path for source in store.sources("")] == ["cluster://t/PriorityClass/high"]
+    assert [source.path for source, _ in store.shared()] == ["cluster://t/PriorityClass/high"]
     assert [source.path for source in store.sources("b")] == ["cluster://t/b/Pod/p0"]
     assert store.count == 11
 
@@ -162,18 +162,26 @@ def test_an_object_of_a_namespaced_resource_without_a_namespace_is_never_cluster
     store.add(
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}}, True, False
     )
-    assert [source.path for source in store.sources("")] == ["cluster://t/PriorityClass/high"]
+    assert [(source.path, namespace) for source, namespace in store.shared()] == [
+        ("cluster://t/PriorityClass/high", None)
+    ]
     assert store.namespaces() == [NO_NAMESPACE]
+    assert shards(store) == [["default", NO_NAMESPACE]]  # where the lint puts it
     assert [source.path for source in store.sources(NO_NAMESPACE)] == ["cluster://t/Pod/lost"]
 
 
 def test_a_static_pod_of_the_control_plane_is_read_by_every_group() -> None:
     store = ObjectStore("t")
     static = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "kube-apiserver-cp", "namespace": "kube-system"}}
-    store.add({**static, "spec": {"containers": [{"name": "kube-apiserver"}]}}, False)
-    assert [source.path for source in store.sources("")] == ["cluster://t/kube-system/Pod/kube-apiserver-cp"]
-    assert store.cluster_wide == {"cluster://t/kube-system/Pod/kube-apiserver-cp": "kube-system"}
-    assert store.namespaces() == ["kube-system"] and store.sources("kube-system") == []
+    command = ["kube-apiserver", "--feature-gates=GenericWorkload=true"]
+    store.add({**static, "spec": {"containers": [{"name": "apiserver", "command": command}]}}, False)
+    member = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "worker", "namespace": "ml"}}
+    store.add({**member, "spec": {"containers": [{"name": "kube-scheduler-plugin-test"}]}}, False)
+    shared = [(source.path, namespace) for source, namespace in store.shared()]
+    assert shared == [("cluster://t/kube-system/Pod/kube-apiserver-cp", "kube-system")]
+    assert store.namespaces() == ["kube-system", "ml"] and store.sources("kube-system") == []
+    # a Pod with no command line is no gate source, whatever its text names: its own namespace's
+    assert [source.path for source in store.sources("ml")] == ["cluster://t/ml/Pod/worker"]
 
 
 def test_values_are_shared_by_content_and_type() -> None:
@@ -223,6 +231,45 @@ def test_a_group_is_freed_as_its_last_reference_goes() -> None:
             gc.enable()
     assert len(quoted) > 0
     assert not {"StoredSource", "KObject", "PodTemplate", "Group"} & set(left)
+
+
+def test_a_findings_object_keeps_its_values_not_its_located_text() -> None:
+    """An upgrade audit flags every stored object of an unserved version: what each keeps past
+    its group is its one-line text and values, not the indented text, lines and node tree its
+    finding was located in (those are written again when a report quotes it)."""
+    store = ObjectStore("t")
+    for namespace in ("a", "b"):
+        for number in range(3):
+            metadata = {"name": f"pg{number}", "namespace": namespace, "creationTimestamp": "2026-01-01T00:00:00Z"}
+            spec = {"schedulingPolicy": {"gang": {"minCount": 4}}}
+            store.add(
+                {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "PodGroup", "metadata": metadata, "spec": spec},
+                True,
+            )
+    result = lint_store(store, lint_options(), Config(), size=1)
+    sources = [source for source in result.files if isinstance(source, StoredSource)]
+    assert len(sources) == 6 and len(result.findings) >= 6
+    assert all(source._json_root is None and source._text is None and source._lines is None for source in sources)
+    quoted = result.findings[0].doc.file.text if result.findings[0].doc is not None else ""
+    assert quoted.startswith("{\n") and "v1alpha1" in quoted  # written again to be quoted
+
+
+def test_many_shared_objects_make_one_group_and_say_so() -> None:
+    store = ObjectStore("t")
+    for number in range(3):
+        store.add(
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{number}"}},
+            True,
+            False,
+        )
+    for namespace in ("a", "b"):
+        store.add({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": namespace}}, False)
+    assert lint_store(store, lint_options(), Config(), size=1).notes == []
+    notes = lint_store(store, lint_options(), Config(), size=1, shared_limit=2).notes
+    assert notes == [
+        "3 cluster-scoped objects, more than 2: the cluster is linted as one group of namespaces,"
+        " so its memory follows the whole cluster"
+    ]
 
 
 def test_a_stored_source_answers_words_as_its_text_does() -> None:

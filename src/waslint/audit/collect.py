@@ -1,7 +1,7 @@
 """Read the objects an audit lints from a live cluster, one page at a time, into an `ObjectStore`.
 
-The store keeps each object as its compact JSON text, zlib-packed against a preset dictionary of its
-kind (about 40 bytes an object), by namespace: the audit lints one group of namespaces at a time
+The store keeps each object as its one-line JSON text, zlib-packed 64 at a time against a preset
+dictionary of its list (about 15 bytes an object), by namespace: the audit lints one group of namespaces at a time
 (audit/run.py), so only those namespaces' objects are ever decoded at once. Each becomes a
 one-document source whose path is `cluster://<context>/<namespace>/<kind>/<name>`
 (`cluster://<context>/<kind>/<name>` when cluster-scoped), so findings and suppressions work as they
@@ -241,6 +241,16 @@ class StoredSource(SourceFile):
     def mentions(self, word: str) -> bool:
         return word in (self._compact if _same_in_both(word) else self.text)
 
+    def forget_text(self) -> None:
+        """Drop the indented text, its lines and the node tree its findings were located in
+        (written again if a report quotes the object): what a finding's object keeps after its
+        group is its one-line text and values."""
+        self._text = None
+        self._lines = None
+        self._json_root = None
+        self._json_tried = False
+        self._nodes = None
+
 
 class StoredDocument(Document):
     """The one document of a StoredSource: its last line is counted in the text only if asked for
@@ -274,8 +284,8 @@ def _same_in_both(word: str) -> bool:
 
 
 class TextPacker:
-    """zlib with a preset dictionary per list: the first object's text (the objects of one kind
-    share most of their keys and many values)."""
+    """zlib with a preset dictionary per list: the list's first chunk, cut to zlib's window (the
+    objects of one kind share most of their keys and many values)."""
 
     def __init__(self) -> None:
         self._dictionaries: dict[Hashable, bytes] = {}
@@ -293,6 +303,7 @@ class TextPacker:
 ZDICT_BYTES = 32 * 1024  # zlib's window: a longer dictionary is cut to its end
 CHUNK_OBJECTS = 64  # objects packed together (a list's objects come in namespace order)
 NO_NAMESPACE = "<none>"  # a namespaced object without a namespace (no namespace is spelled so)
+WIDE = "*"  # before a namespace: the bucket of its cluster-wide objects
 # One list of the store: the objects of one apiVersion and kind, written indented (readable) or not.
 ListKey = tuple[str, str, bool]
 
@@ -302,7 +313,7 @@ class ObjectStore:
     by list in the order they were read: what an object holds is decoded again only when its
     namespace is linted. Consecutive objects of one list and namespace (a list comes in namespace
     order) are packed together, up to `CHUNK_OBJECTS`, as lines of one-line JSON (`TextPacker`:
-    about 20 bytes an object for the Pods of Jobs), so the store holds one chunk's text unpacked
+    about 15 bytes an object on the bench cluster), so the store holds one chunk's text unpacked
     at a time.
 
     The namespaced objects of a cluster never refer to another namespace's (a PodGroup names a
@@ -314,10 +325,10 @@ class ObjectStore:
         self.context = context
         self._packer = TextPacker()
         self._lists: dict[ListKey, int] = {}  # the lists in reading order
-        self._chunks: dict[str, dict[ListKey, list[bytes]]] = {}  # by namespace, "" cluster-wide
+        # by bucket: a namespace, "" the cluster-scoped objects, WIDE + a namespace its
+        # cluster-wide objects (lint/lookups.py cluster_wide)
+        self._chunks: dict[str, dict[ListKey, list[bytes]]] = {}
         self._counts: dict[str, int] = {}  # by namespace, "" cluster-scoped
-        # the namespaced objects every group reads (lint/lookups.py cluster_wide): path -> namespace
-        self.cluster_wide: dict[str, str] = {}
         self._open: tuple[str, ListKey] = ("", ("", "", False))
         self._pending: list[str] = []
 
@@ -330,8 +341,7 @@ class ObjectStore:
         compact = compact_json(item)
         bucket = namespace
         if namespaced and cluster_wide(split_api_version(api_version)[0], kind, compact):
-            bucket = ""
-            self.cluster_wide[object_path(self.context, item)] = namespace
+            bucket = WIDE + namespace
         if (bucket, key) != self._open or len(self._pending) >= CHUNK_OBJECTS:
             self._flush()
             self._open = (bucket, key)
@@ -377,21 +387,48 @@ class ObjectStore:
         texts = self._packer.unpack(key, chunk).split("\n")
         return texts, json.loads("[" + ",".join(texts) + "]")
 
+    def shared(self) -> list[tuple[SourceFile, str | None]]:
+        """The objects every group reads, in reading order, as lint sources, each with the
+        namespace whose group owns its findings (None: a cluster-scoped object): the cluster-scoped
+        objects and the cluster-wide ones (lint/lookups.py `cluster_wide`), which are not among
+        their namespace's."""
+        self._flush()
+        buckets = ["", *sorted(bucket for bucket in self._chunks if bucket.startswith(WIDE))]
+        found: list[tuple[SourceFile, str | None]] = []
+        for key in self._keys(buckets):
+            for bucket in buckets:  # a list is read in namespace order
+                owner = bucket[len(WIDE) :] if bucket else None
+                found.extend((source, owner) for source in self._decode(bucket, key, None))
+        return found
+
     def sources(self, namespace: str, share: bool = False) -> list[SourceFile]:
-        """The objects of one namespace, in reading order, as lint sources; "": the cluster-scoped
-        objects and the cluster-wide ones of any namespace (lint/lookups.py `cluster_wide`),
-        which are not among their namespace's. `share`: equal values are held once across the
-        objects (`ValueSharer`), for a namespace too large to be linted in a small group."""
+        """The objects of one namespace as lint sources (see `group`)."""
+        return self.group([namespace], share)
+
+    def group(self, namespaces: list[str], share: bool = False) -> list[SourceFile]:
+        """The objects of some namespaces (but their cluster-wide ones: `shared`) as lint
+        sources, in reading order: list by list, each in namespace order. `share`: equal values
+        are held once across the objects (`ValueSharer`), for a namespace too large to be linted
+        in a small group."""
         self._flush()
         sharer = ValueSharer() if share else None
-        lists = self._chunks.get(namespace, {})
+        buckets = sorted(namespaces, key=lambda namespace: (namespace != NO_NAMESPACE, namespace))
+        return [
+            source for key in self._keys(buckets) for bucket in buckets for source in self._decode(bucket, key, sharer)
+        ]
+
+    def _keys(self, buckets: list[str]) -> list[ListKey]:
+        """The lists the buckets hold, in reading order."""
+        keys = {key for bucket in buckets for key in self._chunks.get(bucket, {})}
+        return sorted(keys, key=self._lists.__getitem__)
+
+    def _decode(self, bucket: str, key: ListKey, sharer: ValueSharer | None) -> list[SourceFile]:
         found: list[SourceFile] = []
-        for key in sorted(lists, key=self._lists.__getitem__):
-            for chunk in lists[key]:
-                for compact, item in zip(*self._decoded(key, chunk), strict=True):
-                    if sharer is not None:
-                        sharer.share_item(item)
-                    found.append(StoredSource(object_path(self.context, item), item, compact, key[2]))
+        for chunk in self._chunks.get(bucket, {}).get(key, ()):
+            for compact, item in zip(*self._decoded(key, chunk), strict=True):
+                if sharer is not None:
+                    sharer.share_item(item)
+                found.append(StoredSource(object_path(self.context, item), item, compact, key[2]))
         return found
 
 

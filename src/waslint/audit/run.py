@@ -13,7 +13,15 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from waslint.audit.collect import AUDITED_GROUPS, Collection, Collector, ObjectStore, StoredTexts
+from waslint.audit.collect import (
+    AUDITED_GROUPS,
+    NO_NAMESPACE,
+    Collection,
+    Collector,
+    ObjectStore,
+    StoredSource,
+    StoredTexts,
+)
 from waslint.audit.gates import DEFAULT_KUBELETS, GateReading, inventory, inventory_yaml, read_gates
 from waslint.audit.openapi import Validator, live_schemas
 from waslint.findings import Finding
@@ -120,16 +128,25 @@ def verdict(
 SHARD_OBJECTS = 5_000
 
 
-def shards(store: ObjectStore, size: int = SHARD_OBJECTS) -> list[list[str]]:
-    """The namespaces in groups of about `size` objects (a namespace is never split)."""
+def shards(store: ObjectStore, size: int = SHARD_OBJECTS, default_namespace: str = "default") -> list[list[str]]:
+    """The namespaces in groups of about `size` objects. A namespace is never split, and the
+    objects a server sent without their namespace go with `default_namespace`, where the lint
+    puts them (objects/kobject.py make_object)."""
+    units = [[namespace] for namespace in store.namespaces() if namespace != NO_NAMESPACE]
+    if NO_NAMESPACE in store.namespaces():
+        unit = next((unit for unit in units if unit[0] == default_namespace), None)
+        if unit is None:
+            units.append(unit := [default_namespace])
+        unit.append(NO_NAMESPACE)
     groups: list[list[str]] = [[]]
     held = 0
-    for namespace in store.namespaces():
-        if groups[-1] and held + store.size(namespace) > size:
+    for unit in units:
+        objects = sum(store.size(namespace) for namespace in unit)
+        if groups[-1] and held + objects > size:
             groups.append([])
             held = 0
-        groups[-1].append(namespace)
-        held += store.size(namespace)
+        groups[-1].extend(unit)
+        held += objects
     return [group for group in groups if group]
 
 
@@ -145,17 +162,21 @@ def lint_store(
     every cluster-scoped and cluster-wide object (the queues, priority classes and flavors every
     namespace's objects may name; the gate sources), so the findings are the whole cluster's
     (ObjectStore) while memory holds one group's objects, not the cluster's. A first run over the
-    cluster-scoped and cluster-wide objects alone gives the findings on cluster-scoped objects and
-    on no object (the gates read from the cluster); each group keeps the findings on its own
-    namespaces' objects. The summary counts every object; the result holds the sources that
-    findings point at (a report quotes them)."""
-    shared = store.sources("")
-    run = _GroupRun(store, shared, store.cluster_wide, options, config, size)
-    groups = shards(store, size)
-    if len(shared) > shared_limit and len(groups) > 1:
+    shared objects alone gives the findings on cluster-scoped objects and on no object (the gates
+    read from the cluster); each group keeps the findings on its own namespaces' objects. The
+    summary counts every object; the result holds the sources that findings point at (a report
+    quotes them)."""
+    run = _GroupRun(store, store.shared(), options, config, size)
+    groups = shards(store, size, options.namespace)
+    notes = []
+    if len(run.shared) > shared_limit and len(groups) > 1:
         # every group reads the shared objects again: so many (not a real cluster's queues and
         # priority classes) are read once, with the cluster as one group
-        groups = [store.namespaces()]
+        notes.append(
+            f"{len(run.shared)} cluster-scoped objects, more than {shared_limit}: the cluster is linted as"
+            " one group of namespaces, so its memory follows the whole cluster"
+        )
+        groups = [[namespace for group in groups for namespace in group]]
     gc.freeze()  # what lives through every group: the collector need not rescan it after each
     try:
         for number, group in enumerate([[], *groups]):
@@ -164,7 +185,7 @@ def lint_store(
     finally:
         gc.unfreeze()
     run.findings.sort(key=Finding.sort_key)
-    return LintResult(run.findings, list(run.quoted.values()), run.internal, objects=store.count)
+    return LintResult(run.findings, list(run.quoted.values()), run.internal, notes=notes, objects=store.count)
 
 
 class _GroupRun:
@@ -173,16 +194,19 @@ class _GroupRun:
     def __init__(
         self,
         store: ObjectStore,
-        shared: list[SourceFile],
-        namespace_of: dict[str, str],
+        shared: list[tuple[SourceFile, str | None]],
         options: LintOptions,
         config: Config,
         size: int,
     ) -> None:
         self.store = store
         self.size = size
-        self.shared = shared
-        self.namespace_of = namespace_of  # the cluster-wide objects of a namespace: path -> namespace
+        self.shared = [source for source, _ in shared]
+        # the shared objects whose findings a group keeps: namespace -> ids of their sources
+        self.wide: dict[str, set[int]] = {}
+        for source, namespace in shared:
+            if namespace is not None:
+                self.wide.setdefault(namespace, set()).add(id(source))
         self.options = options
         self.config = config
         self.findings: list[Finding] = []
@@ -193,11 +217,7 @@ class _GroupRun:
         """Lint one group (none: the shared objects alone), keep the findings on its own
         objects, then drop what it held."""
         share = sum(self.store.size(namespace) for namespace in group) > self.size
-        own = [source for namespace in group for source in self.store.sources(namespace, share)]
-        if group:
-            namespaces = set(group)
-            mine = {source.path for source in own}
-            mine.update(path for path, namespace in self.namespace_of.items() if namespace in namespaces)
+        own = self.store.group(group, share)
         enabled = gc.isenabled()
         gc.disable()  # what one group holds is freed whole when it is done
         try:
@@ -205,23 +225,48 @@ class _GroupRun:
         finally:
             if enabled:
                 gc.enable()
-        if group:
-            kept = [finding for finding in result.findings if finding.path in mine]
-        else:
-            kept = [finding for finding in result.findings if finding.path not in self.namespace_of]
+        owned = self._owned(group, own)
+        kept = [finding for finding in result.findings if _owned_by(owned, bool(group), finding)]
         self.findings.extend(kept)
         self.internal.extend(message for message in result.internal_errors if message not in self.internal)
-        self.quoted.update((f.path, source) for f in kept if (source := _source_of(f)) is not None)
-        # Break the cycles of what the group held (a source and its document, an object and the
-        # readings it memoises, which point back at it), so it is freed as its last reference
-        # goes instead of by a scan of everything the group allocated.
+        pointed = [source for finding in kept if (source := _source_of(finding)) is not None]
+        for source in pointed:
+            self.quoted.setdefault(source.path, source)
+        self._drop(result, own, {id(source) for source in pointed})
+
+    def _owned(self, group: list[str], own: list[SourceFile]) -> set[int]:
+        """The sources whose findings this run keeps (by identity): the group's objects and its
+        namespaces' cluster-wide ones; for the first run (no group), the shared objects that are
+        no namespace's."""
+        if group:
+            return {id(source) for source in own} | {i for namespace in group for i in self.wide.get(namespace, ())}
+        every_wide = {identity for identities in self.wide.values() for identity in identities}
+        return {id(source) for source in self.shared if id(source) not in every_wide}
+
+    def _drop(self, result: LintResult, own: list[SourceFile], pointed: set[int]) -> None:
+        """Free what the group held as its last reference goes, instead of by a scan of everything
+        it allocated: break the cycles (a source and its document, an object and the readings it
+        memoises, which point back at it), and keep of a finding's object its one-line text and
+        values only."""
         if result.context is not None:
             for obj in result.context.index.objects:
                 obj.forget()
         for source in own:
-            if source.path not in self.quoted:
+            if id(source) not in pointed:  # a finding's document keeps its file's
                 source.documents = []
+        for source in [*own, *self.shared]:
+            if isinstance(source, StoredSource):
+                source.forget_text()
         gc.collect()
+
+
+def _owned_by(owned: set[int], group: bool, finding: Finding) -> bool:
+    """Whether a run keeps a finding: on a source it owns; the first run also keeps the findings
+    on no object and on a file of no namespace (the gates read from the cluster)."""
+    source = _source_of(finding)
+    if source is not None and id(source) in owned:
+        return True
+    return not group and (source is None or not isinstance(source, StoredSource))
 
 
 def _source_of(finding: Finding) -> SourceFile | None:

@@ -38,11 +38,13 @@ POD = ("", "Pod")
 def cluster_wide(group: str, kind: str, text: str) -> bool:
     """Whether rules read a namespaced object together with every namespace's objects: the gate
     sources (the gate inventory reads every static Pod of the control plane, kube-system's, with
-    the kubeadm and kubelet configurations). Every other namespaced object is read with its own
+    the kubeadm and kubelet configurations; a Pod counts only with a command line naming a
+    component, objects/gate_inventory.py). Every other namespaced object is read with its own
     namespace's objects and cluster-scoped ones only: an audit lints a cluster a group of
     namespaces at a time, each with the cluster-scoped and cluster-wide objects (audit/run.py)."""
     if (group, kind) == POD:
-        return any(word in text for word in CONTROL_PLANE)
+        has_command_line = '"command"' in text or '"args"' in text
+        return has_command_line and any(word in text for word in CONTROL_PLANE)
     return (group, kind) in GATE_SOURCE_KINDS
 
 
