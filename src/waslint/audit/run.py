@@ -8,6 +8,7 @@ versions stand in the way of `--target-version`.
 
 from __future__ import annotations
 
+import datetime
 import gc
 from collections import Counter
 from collections.abc import Callable
@@ -297,7 +298,8 @@ def run_audit(
         progress("schemas")
         schemas, schema_problems = live_schemas(connection, discovery)
         discovery.problems.extend(schema_problems)
-    options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds, schemas)
+    started = datetime.datetime.now(datetime.timezone.utc)  # one moment for every group's ages
+    options.runtime = RuntimeInputs(options.runtime.thresholds, collection.listed_kinds, schemas, started)
     result = lint_store(collection.store, options, config, progress)
     for finding in result.findings:
         finding.fixable = False  # `waslint fix` rewrites manifests, never a live object

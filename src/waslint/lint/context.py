@@ -13,6 +13,8 @@ from waslint.knowledge.releases import Release, default_target, milestone
 from waslint.objects.index import ObjectIndex
 
 if TYPE_CHECKING:  # loaded only by the runs that read them (lint.engine.prepare_context)
+    import datetime
+
     from waslint.sources.gates import GatesFile
     from waslint.sources.gitbase import BaseSet
     from waslint.sources.snapshot import Snapshot
@@ -30,6 +32,9 @@ class RuntimeInputs:
     listed_kinds: dict[tuple[str, str], Any] | None = None
     # (apiVersion, kind) -> validator from the cluster's own OpenAPI v3, preferred by WAS002
     live_schemas: dict[tuple[str, str], Callable[[object], list[Any]]] = field(default_factory=dict)
+    # the moment ages are measured from: one for an audit linted a group of namespaces at a time
+    # (None: each run's own start)
+    now: datetime.datetime | None = None
 
 
 @dataclass

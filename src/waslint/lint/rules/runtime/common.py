@@ -32,6 +32,8 @@ def threshold(ctx: Context, name: str) -> float:
 
 
 def now(ctx: Context) -> datetime.datetime:
+    if ctx.runtime.now is not None:
+        return ctx.runtime.now
     return ctx.derive("runtime-now", lambda _ctx: datetime.datetime.now(datetime.timezone.utc))
 
 
