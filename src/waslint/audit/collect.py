@@ -18,7 +18,7 @@ import gc
 import json
 import zlib
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from waslint.lint.lookups import cluster_wide
 from waslint.objects.keys import SCHEDULING
 from waslint.objects.kobject import WAS_KINDS, as_list, as_map, as_str, dig, split_api_version
 from waslint.objects.members import controller_ref, membership
+from waslint.report.base import SourceTexts
 from waslint.sources.cluster.capture import reduce_pod
 from waslint.sources.cluster.connection import Connection, RequestFailed
 from waslint.sources.cluster.discovery import APIResource, Discovery
@@ -188,17 +189,15 @@ def pod_view(pod: Item) -> Item:
     return reduced
 
 
-class StoredTexts(Mapping[str, str]):
-    """path -> text of an audit's objects, for the reports: every object's path (the store's), and
-    the text of each object a finding points at (the others' texts are never written)."""
+class StoredTexts(SourceTexts):
+    """path -> text of an audit's objects, for the reports: the text of each object a finding
+    points at (the others' texts are never written), and every object's path (the store's, decoded
+    again when listed: a JUnit report lists them all)."""
 
     def __init__(self, store: ObjectStore, quoted: list[SourceFile]) -> None:
+        super().__init__(quoted)
         self._store = store
-        self._quoted = {source.path: source for source in quoted}
         self._paths: list[str] | None = None
-
-    def __getitem__(self, path: str) -> str:
-        return self._quoted[path].text
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._listed())

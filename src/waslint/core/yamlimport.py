@@ -5,9 +5,9 @@ libyaml never uses: they are compiled at their first use instead.
 of Unicode that takes about 5 ms to compile (its bitmap is built code point by code point); only the
 pure-Python `Reader` uses it, and waslint reads YAML through libyaml (`CSafeLoader`) when PyYAML
 has it. `SafeConstructor.timestamp_regexp` (about 0.5 ms) is used only for an unquoted timestamp.
-While `import yaml` runs here, `re.compile` hands back a `LazyPattern` for exactly these two patterns
-(the same text and flags; any other pattern, or another PyYAML's, is compiled as usual), which
-compiles the pattern, through `re`'s cache, when a method or attribute is first asked for. Nothing
+While `import yaml` runs here, `re.compile` hands back a `LazyPattern` (core/patterns.py) for
+exactly these two patterns (the same text and flags; any other pattern, or another PyYAML's, is
+compiled as usual), which compiles the pattern, through `re`'s cache, when first used. Nothing
 else changes: every other module of PyYAML is imported and set up as `import yaml` does.
 
 The modules that import PyYAML on the lint path (`knowledge/tables.py`, `io/loader.py`) take it
@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 import sys
 from typing import TYPE_CHECKING, Any
+
+from waslint.core.patterns import LazyPattern
 
 __all__ = ["LazyPattern", "yaml"]
 
@@ -36,24 +38,6 @@ _TIMESTAMP = """^(?P<year>[0-9][0-9][0-9][0-9])
                 (?:[ \\t]*(?P<tz>Z|(?P<tz_sign>[-+])(?P<tz_hour>[0-9][0-9]?)
                 (?::(?P<tz_minute>[0-9][0-9]))?))?)?$"""
 _DEFERRED = frozenset({(_NON_PRINTABLE, 0), (_TIMESTAMP, re.X)})
-
-
-class LazyPattern:
-    """A compiled pattern's stand-in: compiles it (through `re.compile`, so `re`'s cache) when first
-    asked for a method or attribute, and answers with the compiled pattern's."""
-
-    def __init__(self, pattern: str, flags: int) -> None:
-        self._source = (pattern, flags)
-        self._compiled: re.Pattern[str] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        compiled = self._compiled
-        if compiled is None:
-            compiled = self._compiled = re.compile(*self._source)
-        return getattr(compiled, name)
-
-    def __repr__(self) -> str:
-        return repr(re.compile(*self._source))
 
 
 def _import_yaml() -> Any:

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Collection
 from dataclasses import field
 from fnmatch import fnmatch
-from functools import cache
 from typing import Any
 
 from waslint.core.codes import matches
 from waslint.core.model import Severity
+from waslint.core.patterns import LazyPattern
 from waslint.core.records import dataclass
 from waslint.io.loader import CONFIG_NAMES, MAX_FILE_BYTES, parse_bytes
 from waslint.io.reading import InputError, read_bounded
@@ -146,12 +146,10 @@ def find_config(start: str | None = None) -> str | None:
 
 # Where a pyproject.toml can hold waslint's table: `[tool.waslint]` (or `[tool."waslint".x]`), a
 # dotted `tool.waslint.x = ...`, or a `[tool]` table with `waslint...` keys. No match: no table.
-@cache
-def _tool_waslint() -> re.Pattern[bytes]:
-    return re.compile(
-        rb"""^[ \t]*(?:\[[ \t]*tool[ \t]*\.[ \t]*["']?waslint|tool[ \t]*\.[ \t]*["']?waslint|\[[ \t]*tool[ \t]*\])""",
-        re.MULTILINE,
-    )
+_TOOL_WASLINT = LazyPattern(
+    rb"""^[ \t]*(?:\[[ \t]*tool[ \t]*\.[ \t]*["']?waslint|tool[ \t]*\.[ \t]*["']?waslint|\[[ \t]*tool[ \t]*\])""",
+    re.MULTILINE,
+)
 
 
 def _has_tool_section(path: str) -> bool:
@@ -159,7 +157,7 @@ def _has_tool_section(path: str) -> bool:
         content = read_bounded(path, MAX_FILE_BYTES)
     except InputError:
         return False
-    if b"waslint" not in content or not _tool_waslint().search(content):
+    if b"waslint" not in content or not _TOOL_WASLINT.search(content):
         return False  # most pyproject.toml files: no TOML parser imported (2 ms of a hook's start)
     try:  # `[tool.waslint]`, `[tool.waslint.severity]`, or `[tool]` with `waslint.ignore = ...`
         return isinstance(_toml_tool_section(path, content), dict)

@@ -4,19 +4,16 @@ makes a folder a chart. The masking itself (io/helm.py) is imported only for a f
 
 from __future__ import annotations
 
-import re
-from functools import cache
+from waslint.core.patterns import LazyPattern
 
 PLACEHOLDER = "\ue000"
 CHART_FILE = "Chart.yaml"  # a folder holding it is a Helm chart (lint/gitops.py: each chart a scope)
 SHOWN_AS = "{{…}}"
 
 
-@cache
-def _run() -> re.Pattern[str]:
-    return re.compile(PLACEHOLDER + "+")
+_RUN = LazyPattern(PLACEHOLDER + "+")
 
 
 def shown(text: str) -> str:
     """Text read from a masked template, as a person should see it."""
-    return _run().sub(SHOWN_AS, text) if PLACEHOLDER in text else text
+    return _RUN.sub(SHOWN_AS, text) if PLACEHOLDER in text else text

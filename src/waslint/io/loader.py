@@ -14,10 +14,10 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import field
-from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from waslint.core.model import Path, Span
+from waslint.core.patterns import LazyPattern
 from waslint.core.records import dataclass
 from waslint.core.yamlimport import yaml
 from waslint.io.helmtext import PLACEHOLDER
@@ -77,26 +77,10 @@ _FLOAT = "tag:yaml.org,2002:float"
 _MERGE = "tag:yaml.org,2002:merge"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
-
-
-@cache
-def _alias() -> re.Pattern[str]:
-    return re.compile(r"(?:^|[\s\[{,])\*[^\s*\]},'\"]", re.MULTILINE)
-
-
+_ALIAS = LazyPattern(r"(?:^|[\s\[{,])\*[^\s*\]},'\"]", re.MULTILINE)
 _TRUE_WORDS = frozenset({"true", "yes", "on", "y"})
-
-
-@cache
-def _doc_start() -> re.Pattern[str]:
-    return re.compile(r"^---(?=\s|$)", re.MULTILINE)
-
-
-@cache
-def _template() -> re.Pattern[str]:
-    return re.compile(r"\{\{.*?\}\}")
-
-
+_DOC_START = LazyPattern(r"^---(?=\s|$)", re.MULTILINE)
+_TEMPLATE = LazyPattern(r"\{\{.*?\}\}")
 _intern = sys.intern
 Alternatives = Callable[[int, int], bool]
 
@@ -547,7 +531,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _parse_yaml(source: SourceFile, keep_nodes: bool = False) -> None:
     text = source.text
-    track_aliases = "&" in text and _alias().search(text) is not None
+    track_aliases = "&" in text and _ALIAS.search(text) is not None
     line_offset = 0
     index = 0
     previous_end = 0
@@ -658,9 +642,9 @@ def _resume_point(text: str, from_line: int) -> tuple[int, str] | None:
         end = len(text) if end < 0 else end
         line = text[offset:end].strip()
         offset = end + 1
-        if line and not line.startswith(("#", "%")) and not _doc_start().match(line):
+        if line and not line.startswith(("#", "%")) and not _DOC_START.match(line):
             break
-    match = _doc_start().search(text, offset)
+    match = _DOC_START.search(text, offset)
     if match is None:
         return None
     start = match.start()
@@ -672,7 +656,7 @@ def _yaml_message(err: yaml.MarkedYAMLError, full_text: str) -> str:
     message = "YAML syntax error: " + ", ".join(parts)
     if "exceeded maximum nesting depth" in message:
         message = "YAML nesting too deep for the parser"
-    if _template().search(full_text):
+    if _TEMPLATE.search(full_text):
         message += (
             " (the file holds Helm/Go template syntax '{{ }}': lint the rendered output, e.g."
             " `helm template CHART | waslint lint -`, or add the path to `exclude`)"

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator
-from functools import cache
 from typing import Any
+
+from waslint.core.patterns import LazyPattern
 
 DEFAULT_LIMIT = 32 * 1024 * 1024
 MAX_DEPTH = 200  # nesting of mappings and lists in any input, YAML or JSON
@@ -133,19 +133,13 @@ _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 _DEPTH_STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
 
 
-@cache
-def _bracketed_string() -> re.Pattern[bytes]:
-    return re.compile(rb'"[^"]*"')
+_BRACKETED_STRING = LazyPattern(rb'"[^"]*"')
 
 
-@cache
-def _token() -> re.Pattern[str]:
-    return re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_TOKEN = LazyPattern(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
-@cache
-def _long_number_pattern() -> re.Pattern[str]:
-    return re.compile(rf"\d{{{MAX_INT_DIGITS + 1},}}")
+_LONG_NUMBER = LazyPattern(rf"\d{{{MAX_INT_DIGITS + 1},}}")
 
 
 class BadJSON(InputError):
@@ -166,7 +160,7 @@ def nests_deeper_than(data: bytes, limit: int) -> bool:
     reduced = data.translate(None, _NOT_STRUCTURE).replace(b"\\\\", b"").replace(b'\\"', b"")
     reduced = reduced.replace(b'""', b"")  # empty strings (after the drops, nearly all of them)
     if b'"' in reduced:
-        reduced = _bracketed_string().sub(b"", reduced)
+        reduced = _BRACKETED_STRING.sub(b"", reduced)
     brackets = reduced.translate(None, _NOT_BRACKET)
     if brackets.count(b"[") + brackets.count(b"{") <= limit:
         return False
@@ -190,7 +184,7 @@ def _too_deep_at(text: str) -> tuple[int, int]:
 def _too_deep_offset(text: str) -> int:
     """The offset of the bracket that first passes MAX_DEPTH (len(text) if none does)."""
     depth = 0
-    for match in _token().finditer(text):
+    for match in _TOKEN.finditer(text):
         token = match.group()
         if token in "[{":
             depth += 1
@@ -225,19 +219,17 @@ def loads_json(text: str | bytes, hook: Callable[[list[tuple[str, Any]]], Any] |
 
 
 def _long_number(text: str, start: int) -> BadJSON:
-    found = _long_number_pattern().search(text, start)
+    found = _LONG_NUMBER.search(text, start)
     line, column = _position(text, found.start()) if found else (1, 1)
     return BadJSON(f"a number of more than {MAX_INT_DIGITS:,} digits", line, column)
 
 
-@cache
-def _json_space() -> re.Pattern[str]:
-    return re.compile(r"[ \t\r\n]*")
+_JSON_SPACE = LazyPattern(r"[ \t\r\n]*")
 
 
 def skip_json_space(text: str, position: int) -> int:
     """The first offset at or after `position` that is not JSON whitespace."""
-    found = _json_space().match(text, position)
+    found = _JSON_SPACE.match(text, position)
     return found.end() if found is not None else position
 
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 import datetime
 import functools
 import json
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
+from waslint.core.patterns import LazyPattern
 from waslint.core.records import dataclass
 from waslint.knowledge.releases import Release, parse_release
 from waslint.knowledge.tables import read_text
@@ -49,9 +49,7 @@ __all__ = [
 JsonPath = tuple[str | int, ...]
 
 
-@functools.cache
-def _simple_key() -> re.Pattern[str]:
-    return re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+_SIMPLE_KEY_RE = LazyPattern(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
 
 
 _MAX_SHOWN = 60
@@ -562,7 +560,7 @@ def render_path(path: JsonPath) -> str:
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _simple_key().match(part):
+        elif _SIMPLE_KEY_RE.match(part):
             out += f".{part}" if out else part
         else:
             out += f"[{json.dumps(part, ensure_ascii=False)}]"

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import field
-from functools import cache
 
 from waslint.core.codes import matches
 from waslint.core.model import Path, Span
+from waslint.core.patterns import LazyPattern
 from waslint.core.records import dataclass
 from waslint.findings import Finding
 from waslint.io.loader import SourceFile
 from waslint.objects.kobject import IGNORE_ANNOTATION, KObject
 
-
-@cache
-def _comment() -> re.Pattern[str]:
-    return re.compile(r"#\s*waslint:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?")
+_COMMENT = LazyPattern(r"#\s*waslint:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?")
 
 
 @dataclass(eq=False)
@@ -107,7 +103,7 @@ def _comments(source: SourceFile) -> list[Suppression]:
     for number, line in enumerate(source.text.splitlines(), start=1):
         if "waslint:" not in line:
             continue
-        match = _comment().search(line)
+        match = _COMMENT.search(line)
         if match is None or not _is_comment(line, match.start()):
             continue
         kind = "file" if match.group(1) == "ignore-file" else "line"

@@ -15,6 +15,8 @@ import math
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from waslint.core.patterns import LazyPattern
+
 if TYPE_CHECKING:
     import re
     from decimal import Decimal
@@ -22,38 +24,24 @@ if TYPE_CHECKING:
 MAX_AMOUNT_INT = 2**63 - 1  # int64: Quantity.Value
 
 
+_QUANTITY = LazyPattern(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$")
+# A suffix's factor, as Decimal takes it (made a Decimal with decimal itself: _Exact).
+_SUFFIX: dict[str, str | int] = {"n": "1e-9", "u": "1e-6", "m": "1e-3"}
+_SUFFIX |= {suffix: 10 ** (3 * power) for power, suffix in enumerate("kMGTPE", 1)}
+_SUFFIX |= {suffix + "i": 2 ** (10 * power) for power, suffix in enumerate("KMGTPE", 1)}
+
+
 class _Exact:
-    """`decimal`, the Decimal constants and the quantity pattern, made when a quantity is first read
-    (importing decimal and numbers costs start-up some 1.2 ms: a lint of files without quantities
-    never needs them)."""
+    """`decimal` and the Decimal constants, made when a quantity is first read (importing decimal
+    and numbers costs start-up some 1.2 ms: a lint of files without quantities never needs them)."""
 
     def __init__(self) -> None:
         import decimal
-        import re
 
         Decimal = decimal.Decimal
         self.Decimal = Decimal
         self.InvalidOperation = decimal.InvalidOperation
-        self.quantity = re.compile(
-            r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$"
-        )
-        self.suffix = {
-            "n": Decimal("1e-9"),
-            "u": Decimal("1e-6"),
-            "m": Decimal("1e-3"),
-            "k": Decimal(10**3),
-            "M": Decimal(10**6),
-            "G": Decimal(10**9),
-            "T": Decimal(10**12),
-            "P": Decimal(10**15),
-            "E": Decimal(10**18),
-            "Ki": Decimal(2**10),
-            "Mi": Decimal(2**20),
-            "Gi": Decimal(2**30),
-            "Ti": Decimal(2**40),
-            "Pi": Decimal(2**50),
-            "Ei": Decimal(2**60),
-        }
+        self.suffix = {suffix: Decimal(factor) for suffix, factor in _SUFFIX.items()}
         self.max_amount = Decimal(MAX_AMOUNT_INT)  # int64: Quantity.Value
         self.nano = Decimal("1e-9")
         self.one = Decimal(1)
@@ -94,7 +82,7 @@ def range_problem(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None
     text = str(value).strip()
-    match = _exact().quantity.match(text)
+    match = _QUANTITY.match(text)
     if match is None:
         return None
     _, exponent, _ = match.groups()
@@ -133,7 +121,7 @@ def parse_quantity(value: Any) -> Decimal | None:
         return found if found.is_finite() and abs(found) <= MAX_AMOUNT_INT else None
     if not isinstance(value, str):
         return None
-    match = _exact().quantity.match(value.strip())
+    match = _QUANTITY.match(value.strip())
     if match is None:
         return None
     return _magnitude(match)

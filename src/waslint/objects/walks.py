@@ -5,13 +5,12 @@ readings built on them are `objects/pods.py`, `objects/members.py` and `objects/
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import field
-from functools import cache
 from typing import Any
 
 from waslint.core.model import Path
+from waslint.core.patterns import LazyPattern
 from waslint.core.records import dataclass
 from waslint.objects.keys import JOB_KINDS, JOBSET, KAI_MIN_MEMBER, LWS, VOLCANO_JOB
 from waslint.objects.kobject import KObject, as_int, as_list, as_map, as_str, dig
@@ -380,9 +379,7 @@ def claim_entries(holder: dict[str, Any], path: Path) -> list[Claim]:
 
 
 # --------------------------------------------------------------------------- KAI batch-min-member
-@cache
-def _go_int() -> re.Pattern[str]:
-    return re.compile(r"[+-]?[0-9]+")
+_GO_INT = LazyPattern(r"[+-]?[0-9]+")
 
 
 def kai_min_member(obj: KObject) -> tuple[Path, Any] | None:
@@ -403,7 +400,7 @@ def parse_min_member(raw: Any) -> int | None:
         return None
     if isinstance(raw, int):
         value = raw
-    elif isinstance(raw, str) and _go_int().fullmatch(raw):
+    elif isinstance(raw, str) and _GO_INT.fullmatch(raw):
         value = int(raw)
     else:
         return None

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import field
-from functools import cache
 from typing import Any, Protocol
 
 from waslint.core.model import FixKind, RuleInfo, Severity
+from waslint.core.patterns import LazyPattern
 from waslint.core.records import dataclass
 from waslint.findings import Finding
 
@@ -135,14 +134,12 @@ def relative_path(path: str, root: str | None) -> str | None:
 
 
 # a period that ends a sentence: not in "e.g.", "i.e." or an ellipsis, followed by a capital
-@cache
-def _sentence_end() -> re.Pattern[str]:
-    return re.compile(r"(?<!e\.g)(?<!i\.e)(?<!\.)\.\s+(?=[A-Z`\"'(])")
+_SENTENCE_END = LazyPattern(r"(?<!e\.g)(?<!i\.e)(?<!\.)\.\s+(?=[A-Z`\"'(])")
 
 
 def split_message(message: str) -> tuple[str, str]:
     """The first sentence of a message, and the detail after it ('' when it is one sentence)."""
-    found = _sentence_end().search(message)
+    found = _SENTENCE_END.search(message)
     if found is None:
         return message.strip(), ""
     return message[: found.start() + 1].strip(), message[found.end() :].strip()

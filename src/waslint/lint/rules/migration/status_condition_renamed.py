@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
-from functools import cache
 from typing import Any
 
 from waslint.core.model import Path, Severity
+from waslint.core.patterns import LazyPattern
 from waslint.lint.context import Context
 from waslint.lint.registry import Hit, Rule, register
 from waslint.objects.kobject import KObject
 
-
-@cache
-def _condition() -> re.Pattern[str]:
-    return re.compile(r"\bPodGroupScheduled\b")
+_CONDITION = LazyPattern(r"\bPodGroupScheduled\b")
 
 
 @register
@@ -69,7 +65,7 @@ spec:
         if not ctx.target_at_least("beta-api"):
             return
         for path, text in _strings_in(obj.data, ()):
-            if _condition().search(text):
+            if _CONDITION.search(text):
                 yield self.hit(
                     obj,
                     path,
